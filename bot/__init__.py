@@ -1,0 +1,1 @@
+"""Cardroom: a Telegram bot that hosts card games in group chats."""

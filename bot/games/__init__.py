@@ -1,0 +1,1 @@
+"""Pure game rules: standard library only, one package per game."""

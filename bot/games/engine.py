@@ -1,0 +1,181 @@
+"""The contract every game engine implements, and the types shared by all engines.
+
+An engine is pure: data plus functions, standard library only. It never reads the clock
+(time arrives as ``now``, seconds since the epoch), never uses the global ``random`` (a
+``Random`` seeded from the game row is passed in) and never produces text (it emits events and
+views; all words come from the i18n catalogs).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from random import Random
+from typing import Any, Generic, Protocol, TypeVar
+
+from bot.games.cards import Card, parse_card
+
+S = TypeVar("S")
+A = TypeVar("A")
+T = TypeVar("T")
+
+#: Lobby options as chosen by the players: JSON-compatible values keyed by option name.
+Options = Mapping[str, Any]
+
+#: Option present in every game: seconds in one turn window.
+TURN_SECONDS = "turn_seconds"
+#: Option present in every game: the seat that deals (``None`` or absent: by lot).
+DEALER = "dealer"
+
+
+class IllegalAction(Exception):
+    """An action the rules refuse. ``code`` is also the i18n key of the message shown."""
+
+    def __init__(self, code: str) -> None:
+        super().__init__(code)
+        self.code = code
+
+
+@dataclass(frozen=True, slots=True)
+class OptionSpec:
+    """A lobby option a game offers: the players cycle through ``choices``."""
+
+    key: str
+    choices: tuple[Any, ...]
+    default: Any
+
+
+EventArg = int | str | Card | tuple[Card, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Event:
+    """Something that happened, for the table's log and the players' panels.
+
+    ``code`` is the i18n key of its sentence, ``seat`` the player who did it (if any) and
+    ``args`` the values the sentence needs. Argument names follow a convention the renderer
+    relies on: ``rank`` holds a rank number, ``card`` a ``Card``, ``cards`` a tuple of cards.
+    An event with ``only_seat`` set is private to that seat (e.g. the card you drew).
+    """
+
+    code: str
+    seat: int | None = None
+    args: Mapping[str, EventArg] = field(default_factory=dict)
+    only_seat: int | None = None
+
+    def visible_to(self, seat: int | None) -> bool:
+        return self.only_seat is None or self.only_seat == seat
+
+    def dump(self) -> dict[str, Any]:
+        args: dict[str, Any] = {}
+        for name, value in self.args.items():
+            if isinstance(value, Card):
+                args[name] = {"card": value.code}
+            elif isinstance(value, tuple):
+                args[name] = {"cards": [c.code for c in value]}
+            else:
+                args[name] = value
+        data: dict[str, Any] = {"code": self.code, "seat": self.seat, "args": args}
+        if self.only_seat is not None:
+            data["only_seat"] = self.only_seat
+        return data
+
+    @classmethod
+    def load(cls, data: Mapping[str, Any]) -> Event:
+        args: dict[str, EventArg] = {}
+        for name, value in data.get("args", {}).items():
+            if isinstance(value, dict) and "card" in value:
+                args[name] = parse_card(value["card"])
+            elif isinstance(value, dict) and "cards" in value:
+                args[name] = tuple(parse_card(code) for code in value["cards"])
+            else:
+                args[name] = value
+        return cls(data["code"], data.get("seat"), args, data.get("only_seat"))
+
+
+@dataclass(frozen=True, slots=True)
+class Step(Generic[T]):
+    """The result of applying an action: the new state and what happened, in order."""
+
+    state: T
+    events: tuple[Event, ...] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """How a finished game ended.
+
+    ``places[seat]`` is 1 for the winner; seats that tie share a place (a draw between two
+    players is ``(1, 1)``). ``scores`` holds per-seat points where the game keeps a score.
+    """
+
+    places: tuple[int, ...]
+    scores: tuple[float, ...] | None = None
+
+
+def places_from_ranking(keys: Sequence[Any]) -> tuple[int, ...]:
+    """Competition ranking ("1224") for per-seat sort keys where lower is better."""
+    return tuple(1 + sum(1 for other in keys if other < key) for key in keys)
+
+
+class Rules(Protocol[S, A]):
+    """One game. The registry maps each game key to an object implementing this."""
+
+    key: str
+    min_players: int
+    max_players: int
+    options: tuple[OptionSpec, ...]
+
+    def new_game(self, seats: int, options: Options, rng: Random, now: float) -> S:
+        """A freshly dealt game for ``seats`` players."""
+        ...
+
+    def acting_seats(self, state: S) -> tuple[int, ...]:
+        """The seats that may act now (one in a turn-based game; none once it is over)."""
+        ...
+
+    def legal_actions(self, state: S, seat: int) -> Sequence[A]:
+        """Every action ``seat`` may take now; empty when it is not his move."""
+        ...
+
+    def apply(self, state: S, seat: int, action: A, rng: Random, now: float) -> Step[S]:
+        """Apply one action; raises :class:`IllegalAction` when the rules refuse it."""
+        ...
+
+    def next_deadline(self, state: S) -> float | None:
+        """When the open window closes; ``None`` when nothing is pending (e.g. game over)."""
+        ...
+
+    def on_deadline(self, state: S, rng: Random, now: float) -> Step[S]:
+        """The timeout default action for whoever's window has closed."""
+        ...
+
+    def view(self, state: S, seat: int | None) -> Any:
+        """What ``seat`` may see (``None``: the public table). A frozen dataclass."""
+        ...
+
+    def choose(self, state: S, seat: int, rng: Random) -> A:
+        """The computer player's action for ``seat`` (which must be able to act)."""
+        ...
+
+    def outcome(self, state: S) -> Outcome | None:
+        """Places (and scores) once the game is over; ``None`` while it goes on."""
+        ...
+
+    def rematch_options(self, state: S, options: Options) -> dict[str, Any]:
+        """Options for a rematch of this finished game (who deals next, per the rules)."""
+        ...
+
+    def encode_action(self, action: A) -> str:
+        """A short ASCII code for the action (≤ 24 characters): callback data, action log."""
+        ...
+
+    def decode_action(self, code: str) -> A:
+        """The action for a code; raises :class:`IllegalAction` ``bad_action`` on garbage."""
+        ...
+
+    def dump(self, state: S) -> dict[str, Any]:
+        """A JSON-compatible dict that :meth:`load` turns back into an equal state."""
+        ...
+
+    def load(self, data: Mapping[str, Any]) -> S: ...

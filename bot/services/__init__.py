@@ -1,0 +1,1 @@
+"""Use cases: one user action is one transaction. No Telegram imports here."""

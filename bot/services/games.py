@@ -1,0 +1,138 @@
+"""Shared machinery of the game use cases: loading a game, applying a step, saving it.
+
+Every change of a game goes through :meth:`GameStore.commit_step`, which writes the new state
+with the optimistic version check, appends to the action log, moves the deadline, and writes
+the results when the game is over — all in the caller's transaction.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from random import Random
+from typing import Any
+
+from sqlalchemy.ext.asyncio import AsyncSession
+
+from bot.games.engine import Event, Rules
+from bot.games.registry import get_rules
+from bot.services.snapshots import build_snapshot, seat_infos
+from bot.services.types import GameSnapshot, SeatInfo, ServiceError
+from bot.storage.models import FINISHED, PLAYING, ChatRow, GameRow, ResultRow, SeatRow, utcnow
+from bot.storage.repositories import Actions, Chats, Games, Results, Seats, Users
+
+#: How many public events the table's short log keeps.
+RECENT_EVENTS = 3
+
+Clock = Callable[[], float]
+
+
+def step_rng(seed: int, version: int) -> Random:
+    """The generator for the step that produces ``version``: a game replays from its seed."""
+    return Random(seed * 1_000_003 + version)
+
+
+@dataclass(slots=True)
+class LoadedGame:
+    """One game's rows, read inside the current transaction."""
+
+    session: AsyncSession
+    row: GameRow
+    seats: list[SeatRow]
+    infos: tuple[SeatInfo, ...]
+    chat: ChatRow | None
+
+    @property
+    def rules(self) -> Rules[Any, Any]:
+        return get_rules(self.row.game_key)
+
+    def seat_of(self, user_id: int) -> SeatRow | None:
+        return next((s for s in self.seats if s.user_id == user_id), None)
+
+    def snapshot(self, *, state: Any = None, events: tuple[Event, ...] = ()) -> GameSnapshot:
+        return build_snapshot(self.row, self.infos, self.chat, state=state, events=events)
+
+
+class GameStore:
+    """Loads and saves games for the lobby, play and timer use cases."""
+
+    def __init__(self, computer_delay: float, clock: Clock = time.time) -> None:
+        self.computer_delay = computer_delay
+        self.clock = clock
+
+    async def load(self, session: AsyncSession, game_id: int, *, lock: bool = False) -> LoadedGame:
+        row = await Games(session).get(game_id, lock=lock)
+        if row is None:
+            raise ServiceError("game.not_found")
+        return await self.load_row(session, row)
+
+    async def load_row(self, session: AsyncSession, row: GameRow) -> LoadedGame:
+        seats = await Seats(session).of_game(row.id)
+        users = await Users(session).by_ids([s.user_id for s in seats if s.user_id is not None])
+        chat = await Chats(session).get(row.chat_id)
+        return LoadedGame(session, row, seats, seat_infos(seats, users), chat)
+
+    def deadline(
+        self, rules: Rules[Any, Any], state: Any, seats: list[SeatRow], now: float
+    ) -> float | None:
+        """When this game next needs the poller: its open window, or a computer's move."""
+        deadline = rules.next_deadline(state)
+        computers = {s.seat for s in seats if s.is_computer}
+        if computers.intersection(rules.acting_seats(state)):
+            move_at = now + self.computer_delay
+            deadline = move_at if deadline is None else min(deadline, move_at)
+        return deadline
+
+    async def commit_step(
+        self,
+        game: LoadedGame,
+        state: Any,
+        events: tuple[Event, ...],
+        *,
+        seat: int | None,
+        source: str,
+        action: str | None,
+        now: float,
+        status: str | None = None,
+    ) -> GameSnapshot:
+        """Save ``state`` as the next version of ``game``; refuse if the version moved on."""
+        row, rules = game.row, game.rules
+        outcome = rules.outcome(state)
+        status = status or (FINISHED if outcome is not None else row.status)
+        public_events = [e.dump() for e in events if e.only_seat is None]
+        recent = [*(row.recent or ()), *public_events][-RECENT_EVENTS:]
+        deadline = None if status != PLAYING else self.deadline(rules, state, game.seats, now)
+        values: dict[str, Any] = {
+            "state": rules.dump(state),
+            "status": status,
+            "deadline_at": deadline,
+            "recent": recent,
+        }
+        if status == FINISHED:
+            values["finished_at"] = utcnow()
+        if status == PLAYING and row.started_at is None:
+            values["started_at"] = utcnow()
+        games = Games(game.session)
+        if not await games.save_if_version(row.id, row.version, **values):
+            raise ServiceError("play.stale")
+        new_version = row.version + 1
+        Actions(game.session).append(row.id, new_version, seat, source, action, now)
+        if outcome is not None:
+            results = Results(game.session)
+            for info, place in zip(game.infos, outcome.places, strict=True):
+                score = outcome.scores[info.seat] if outcome.scores is not None else None
+                results.add(
+                    ResultRow(
+                        game_id=row.id,
+                        seat=info.seat,
+                        user_id=info.user_id,
+                        place=place,
+                        score=score,
+                        players=len(game.infos),
+                        game_key=row.game_key,
+                        chat_id=row.chat_id,
+                    )
+                )
+        games.mirror(row, version=new_version, **values)
+        return game.snapshot(state=state, events=events)

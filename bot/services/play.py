@@ -1,0 +1,160 @@
+"""Playing: a press is one transaction; so is each timeout and each computer move.
+
+``act`` is the path of every button press: load, check the player, the game and the version,
+apply the rules, then save with the version check in the UPDATE. ``run_due`` is the deadline
+poller's use case: it claims games whose ``deadline_at`` has passed and moves them on — a
+computer seat's move or the rules' timeout default — through the same saving path.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from bot.games.engine import IllegalAction
+from bot.services.games import GameStore, LoadedGame, step_rng
+from bot.services.locks import GameLocks
+from bot.services.types import GameSnapshot, ServiceError
+from bot.storage.database import Database
+from bot.storage.models import PLAYING
+from bot.storage.repositories import Games, Seats
+
+logger = logging.getLogger(__name__)
+
+#: How many due games one poller pass claims at most.
+DUE_BATCH = 50
+
+
+class PlayService:
+    def __init__(self, db: Database, store: GameStore, locks: GameLocks) -> None:
+        self.db = db
+        self.store = store
+        self.locks = locks
+
+    async def act(
+        self, game_id: int, user_id: int, version: int | None, code: str
+    ) -> GameSnapshot:
+        """Apply a player's action. ``version`` is the one his keyboard showed."""
+        async with self.locks.hold(game_id), self.db.transaction() as session:
+            game = await self.store.load(session, game_id)
+            seat = game.seat_of(user_id)
+            if seat is None:
+                raise ServiceError("play.not_a_player")
+            if game.row.status != PLAYING:
+                raise ServiceError("play.game_over" if game.row.state else "play.not_started")
+            rules = game.rules
+            realtime = bool(getattr(rules, "realtime", False))
+            if version is not None and version != game.row.version and not realtime:
+                raise ServiceError("play.stale")
+            try:
+                action = rules.decode_action(code)
+                state = rules.load(game.row.state or {})
+                now = self.store.clock()
+                step = rules.apply(
+                    state, seat.seat, action, step_rng(game.row.seed, game.row.version + 1), now
+                )
+            except IllegalAction as refused:
+                raise ServiceError(refused.code) from None
+            if seat.timeouts:
+                seat.timeouts = 0
+            return await self.store.commit_step(
+                game,
+                step.state,
+                step.events,
+                seat=seat.seat,
+                source="press",
+                action=code,
+                now=now,
+            )
+
+    async def snapshot(self, game_id: int) -> GameSnapshot:
+        async with self.db.transaction() as session:
+            return (await self.store.load(session, game_id)).snapshot()
+
+    async def snapshot_in_topic(self, chat_id: int, topic_id: int) -> GameSnapshot | None:
+        async with self.db.transaction() as session:
+            row = await Games(session).open_in_topic(chat_id, topic_id)
+            if row is None:
+                return None
+            return (await self.store.load_row(session, row)).snapshot()
+
+    async def open_snapshots(self) -> list[GameSnapshot]:
+        """Every open lobby and game (at start-up, to redraw what may be out of date)."""
+        async with self.db.transaction() as session:
+            ids = await Games(session).open_game_ids()
+        return [await self.snapshot(game_id) for game_id in ids]
+
+    async def remember_table(self, game_id: int, message_id: int | None) -> None:
+        async with self.db.transaction() as session:
+            await Games(session).set_table_message(game_id, message_id)
+
+    async def remember_panel(self, game_id: int, seat: int, message_id: int | None) -> None:
+        async with self.db.transaction() as session:
+            await Seats(session).set_dm_message(game_id, seat, message_id)
+
+    # -- the deadline poller ---------------------------------------------------------------
+
+    async def run_due(self) -> list[GameSnapshot]:
+        """Move on every game whose deadline has passed; one transaction per game."""
+        now = self.store.clock()
+        async with self.db.transaction() as session:
+            due = await Games(session).due(now, DUE_BATCH, skip_locked=not self.db.is_sqlite)
+        snapshots = []
+        for game_id in due:
+            try:
+                snapshot = await self._advance(game_id)
+            except ServiceError as refused:
+                # Another process or a press got there first: nothing is due any more.
+                logger.debug("Game %s not advanced: %s", game_id, refused.code)
+                continue
+            if snapshot is not None:
+                snapshots.append(snapshot)
+        return snapshots
+
+    async def _advance(self, game_id: int) -> GameSnapshot | None:
+        async with self.locks.hold(game_id), self.db.transaction() as session:
+            game = await self.store.load(session, game_id, lock=True)
+            now = self.store.clock()
+            row = game.row
+            if row.status != PLAYING or row.deadline_at is None or row.deadline_at > now:
+                return None
+            rules = game.rules
+            state = rules.load(row.state or {})
+            rng = step_rng(row.seed, row.version + 1)
+            computer = self._computer_to_move(game, rules.acting_seats(state))
+            if computer is not None:
+                action = rules.choose(state, computer, rng)
+                step = rules.apply(state, computer, action, rng, now)
+                return await self.store.commit_step(
+                    game,
+                    step.state,
+                    step.events,
+                    seat=computer,
+                    source="computer",
+                    action=rules.encode_action(action),
+                    now=now,
+                )
+            window = rules.next_deadline(state)
+            if window is None or window > now:
+                # A stale computer deadline (the seat changed hands): just re-arm the timer.
+                return await self.store.commit_step(
+                    game, state, (), seat=None, source="rearm", action=None, now=now
+                )
+            step = rules.on_deadline(state, rng, now)
+            for event in step.events:
+                if event.code.endswith(".timeout") and event.seat is not None:
+                    seat = next(s for s in game.seats if s.seat == event.seat)
+                    seat.timeouts += 1
+            return await self.store.commit_step(
+                game,
+                step.state,
+                step.events,
+                seat=None,
+                source="timeout",
+                action=None,
+                now=now,
+            )
+
+    @staticmethod
+    def _computer_to_move(game: LoadedGame, acting: tuple[int, ...]) -> int | None:
+        computers = {s.seat for s in game.seats if s.is_computer}
+        return next((seat for seat in acting if seat in computers), None)

@@ -1,0 +1,77 @@
+"""Building a :class:`GameSnapshot` from the rows of one game."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.games.engine import Event, Rules
+from bot.games.registry import get_rules
+from bot.i18n import pick_language
+from bot.services.types import GameSnapshot, SeatInfo
+from bot.storage.models import PLAYING, ChatRow, GameRow, SeatRow, UserRow
+
+
+def seat_infos(seats: list[SeatRow], users: dict[int, UserRow]) -> tuple[SeatInfo, ...]:
+    infos = []
+    for row in seats:
+        user = users.get(row.user_id) if row.user_id is not None else None
+        language = pick_language(user.language, user.language_code) if user else "en"
+        infos.append(
+            SeatInfo(row.seat, row.user_id, row.name, language, row.dm_message_id, row.timeouts)
+        )
+    return tuple(infos)
+
+
+def chat_language(chat: ChatRow | None) -> str:
+    return pick_language(chat.language if chat else None)
+
+
+def build_snapshot(
+    game: GameRow,
+    seats: tuple[SeatInfo, ...],
+    chat: ChatRow | None,
+    *,
+    state: Any = None,
+    events: tuple[Event, ...] = (),
+) -> GameSnapshot:
+    """The snapshot of ``game``; ``state`` is the loaded engine state when one is at hand."""
+    rules: Rules[Any, Any] = get_rules(game.game_key)
+    base: dict[str, Any] = {
+        "game_id": game.id,
+        "chat_id": game.chat_id,
+        "topic_id": game.topic_id,
+        "chat_kind": chat.kind if chat else "group",
+        "chat_language": chat_language(chat),
+        "game_key": game.game_key,
+        "status": game.status,
+        "version": game.version,
+        "options": dict(game.options),
+        "creator_id": game.creator_id,
+        "join_token": game.join_token,
+        "seats": seats,
+        "table_message_id": game.table_message_id,
+        "deadline_at": game.deadline_at,
+        "min_players": rules.min_players,
+        "max_players": rules.max_players,
+        "recent": tuple(Event.load(e) for e in game.recent or ()),
+        "events": events,
+    }
+    if state is None and game.state is not None:
+        state = rules.load(game.state)
+    if state is None:
+        return GameSnapshot(**base)
+    playing = game.status == PLAYING
+    views = {info.seat: rules.view(state, info.seat) for info in seats if not info.is_computer}
+    legal: dict[int, tuple[tuple[str, Any], ...]] = {}
+    if playing:
+        for seat in rules.acting_seats(state):
+            legal[seat] = tuple(
+                (rules.encode_action(a), a) for a in rules.legal_actions(state, seat)
+            )
+    return GameSnapshot(
+        **base,
+        public=rules.view(state, None),
+        views=views,
+        legal=legal,
+        outcome=rules.outcome(state),
+    )

@@ -1,0 +1,126 @@
+"""What the services take and give back: plain data, no Telegram and no database types."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.games.engine import Event, Outcome
+
+
+class ServiceError(Exception):
+    """A refused request. ``code`` is the i18n key of the short answer the user gets."""
+
+    def __init__(self, code: str, **args: Any) -> None:
+        super().__init__(code)
+        self.code = code
+        self.args_ = args
+
+
+@dataclass(frozen=True, slots=True)
+class Actor:
+    """The person behind an update."""
+
+    user_id: int
+    first_name: str
+    username: str | None = None
+    language_code: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class ChatRef:
+    """Where a request came from: a chat and, in forum supergroups, a topic (0: none)."""
+
+    chat_id: int
+    kind: str
+    title: str | None = None
+    topic_id: int = 0
+
+    @property
+    def is_private(self) -> bool:
+        return self.kind == "private"
+
+
+#: Asked only when a user who is not the lobby's creator wants to start or cancel.
+AdminCheck = Callable[[], Awaitable[bool]]
+
+
+@dataclass(frozen=True, slots=True)
+class SeatInfo:
+    seat: int
+    user_id: int | None
+    name: str
+    language: str
+    dm_message_id: int | None
+    timeouts: int
+
+    @property
+    def is_computer(self) -> bool:
+        return self.user_id is None
+
+
+@dataclass(frozen=True, slots=True)
+class GameSnapshot:
+    """Everything needed to draw a lobby or a game after a committed change."""
+
+    game_id: int
+    chat_id: int
+    topic_id: int
+    chat_kind: str
+    chat_language: str
+    game_key: str
+    status: str
+    version: int
+    options: Mapping[str, Any]
+    creator_id: int
+    join_token: str
+    seats: tuple[SeatInfo, ...]
+    table_message_id: int | None
+    deadline_at: float | None
+    min_players: int
+    max_players: int
+    public: Any = None
+    views: Mapping[int, Any] = field(default_factory=dict)
+    legal: Mapping[int, tuple[tuple[str, Any], ...]] = field(default_factory=dict)
+    recent: tuple[Event, ...] = ()
+    outcome: Outcome | None = None
+    #: Events of the change that produced this snapshot (private ones included).
+    events: tuple[Event, ...] = ()
+
+    @property
+    def is_lobby(self) -> bool:
+        return self.status == "lobby"
+
+    @property
+    def is_over(self) -> bool:
+        return self.status in ("finished", "cancelled")
+
+    def seat_of(self, user_id: int) -> SeatInfo | None:
+        return next((s for s in self.seats if s.user_id == user_id), None)
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyCreated:
+    snapshot: GameSnapshot
+
+
+@dataclass(frozen=True, slots=True)
+class JoinResult:
+    snapshot: GameSnapshot
+    joined: bool
+
+
+@dataclass(frozen=True, slots=True)
+class GameRecord:
+    game_key: str
+    games: int
+    wins: int
+
+
+@dataclass(frozen=True, slots=True)
+class BoardEntry:
+    place: int
+    name: str
+    games: int
+    wins: int

@@ -1,0 +1,133 @@
+"""The callback-data codec: compact, at most 64 bytes, parsed defensively.
+
+Formats (``<game>`` and ``<version>`` are decimal numbers):
+
+- ``N:<key>``                       open a lobby of this game (the bare ``/new`` picker)
+- ``L:<game>:<op>``                 a lobby button: join, leave, bot, unbot, start, cancel,
+                                    or ``o.<option>`` to cycle an option
+- ``A:<game>:<version>:<code>``     a game action, as the engine encodes it
+- ``U:<game>:<version>:<screen>``   a panel screen that is not yet an action (e.g. the
+                                    joker's rank picker)
+- ``R:<game>``                      rematch of a finished game
+- ``H:<key>``                       show the rules of a game
+- ``G:<code>``                      set the chat's language (used by /language)
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Final
+
+MAX_BYTES: Final = 64
+_NUMBER = r"(0|[1-9][0-9]{0,11})"
+_TOKEN = r"([A-Za-z0-9_.\-]{1,32})"
+_PATTERNS: Final = {
+    "N": re.compile(rf"N:{_TOKEN}"),
+    "L": re.compile(rf"L:{_NUMBER}:(join|leave|bot|unbot|start|cancel|o\.[a-z0-9_]{{1,24}})"),
+    "A": re.compile(rf"A:{_NUMBER}:{_NUMBER}:{_TOKEN}"),
+    "U": re.compile(rf"U:{_NUMBER}:{_NUMBER}:{_TOKEN}"),
+    "R": re.compile(rf"R:{_NUMBER}"),
+    "H": re.compile(rf"H:{_TOKEN}"),
+    "G": re.compile(r"G:([a-z]{2})"),
+}
+
+LOBBY_OPS: Final = ("join", "leave", "bot", "unbot", "start", "cancel")
+
+
+@dataclass(frozen=True, slots=True)
+class NewGame:
+    game_key: str
+
+    def encode(self) -> str:
+        return f"N:{self.game_key}"
+
+
+@dataclass(frozen=True, slots=True)
+class LobbyPress:
+    game_id: int
+    op: str
+
+    @property
+    def option(self) -> str | None:
+        return self.op[2:] if self.op.startswith("o.") else None
+
+    def encode(self) -> str:
+        return f"L:{self.game_id}:{self.op}"
+
+
+@dataclass(frozen=True, slots=True)
+class ActPress:
+    game_id: int
+    version: int
+    code: str
+
+    def encode(self) -> str:
+        return f"A:{self.game_id}:{self.version}:{self.code}"
+
+
+@dataclass(frozen=True, slots=True)
+class ScreenPress:
+    game_id: int
+    version: int
+    screen: str
+
+    def encode(self) -> str:
+        return f"U:{self.game_id}:{self.version}:{self.screen}"
+
+
+@dataclass(frozen=True, slots=True)
+class RematchPress:
+    game_id: int
+
+    def encode(self) -> str:
+        return f"R:{self.game_id}"
+
+
+@dataclass(frozen=True, slots=True)
+class RulesPress:
+    game_key: str
+
+    def encode(self) -> str:
+        return f"H:{self.game_key}"
+
+
+@dataclass(frozen=True, slots=True)
+class LanguagePress:
+    language: str
+
+    def encode(self) -> str:
+        return f"G:{self.language}"
+
+
+Press = NewGame | LobbyPress | ActPress | ScreenPress | RematchPress | RulesPress | LanguagePress
+
+
+class BadCallback(ValueError):
+    """Callback data that is not ours: forged, truncated or from an old bot version."""
+
+
+def parse(data: object) -> Press:
+    """The press encoded in ``data``; :class:`BadCallback` for anything else."""
+    if not isinstance(data, str) or not data or len(data.encode()) > MAX_BYTES:
+        raise BadCallback("unusable callback data")
+    pattern = _PATTERNS.get(data[0])
+    match = pattern.fullmatch(data) if pattern else None
+    if match is None:
+        raise BadCallback("unknown callback data")
+    groups = match.groups()
+    match data[0]:
+        case "N":
+            return NewGame(groups[0])
+        case "L":
+            return LobbyPress(int(groups[0]), groups[1])
+        case "A":
+            return ActPress(int(groups[0]), int(groups[1]), groups[2])
+        case "U":
+            return ScreenPress(int(groups[0]), int(groups[1]), groups[2])
+        case "R":
+            return RematchPress(int(groups[0]))
+        case "H":
+            return RulesPress(groups[0])
+        case _:
+            return LanguagePress(groups[0])

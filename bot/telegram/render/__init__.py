@@ -1,0 +1,105 @@
+"""Views to messages: the group table, each player's DM panel and the lobby.
+
+Each game has a renderer (``bot/telegram/render/<game>.py``) that draws the game-specific
+part; this module frames it — title, short log, whose move and time left, results, rematch.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol
+
+from bot.games.registry import get_rules
+from bot.i18n import Translator
+from bot.services.types import GameSnapshot
+from bot.telegram.render import rank
+from bot.telegram.render.common import (
+    esc,
+    game_name,
+    lobby_option_keys,
+    recent_lines,
+    rematch_keyboard,
+    render_lobby,
+    render_results,
+    seat_name,
+    time_left,
+)
+from bot.telegram.render.content import Button, Content, Keyboard, rows
+
+
+class GameRenderer(Protocol):
+    def table(self, t: Translator, snapshot: GameSnapshot, now: float) -> list[str]:
+        """The game-specific lines of the group table (public view only)."""
+        ...
+
+    def panel(
+        self, t: Translator, snapshot: GameSnapshot, seat: int, screen: str | None
+    ) -> tuple[list[str], Keyboard]:
+        """The lines and buttons of a player's DM panel (his own view)."""
+        ...
+
+
+RENDERERS: dict[str, GameRenderer] = {"rank": rank.RENDERER}
+
+__all__ = ["Button", "Content", "Keyboard", "panel_content", "rows", "table_content"]
+
+
+def _renderer(game_key: str) -> GameRenderer:
+    return RENDERERS[game_key]
+
+
+def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
+    """The group message of a lobby or a game, in its current state."""
+    if snapshot.is_lobby:
+        options = [spec.key for spec in get_rules(snapshot.game_key).options]
+        return render_lobby(t, snapshot, lobby_option_keys(snapshot, options))
+    title = esc(game_name(t, snapshot.game_key))
+    if snapshot.status == "cancelled":
+        return Content(t("table.cancelled", game=title))
+    lines = [t("table.title", game=title, number=snapshot.game_id), ""]
+    lines += _renderer(snapshot.game_key).table(t, snapshot, now)
+    keyboard: Keyboard = ()
+    if snapshot.status == "finished":
+        lines += ["", t("table.over"), *render_results(t, snapshot)]
+        keyboard = rematch_keyboard(t, snapshot)
+    else:
+        recent = recent_lines(t, snapshot)
+        if recent:
+            lines += ["", *recent]
+        lines += ["", _turn_line(t, snapshot, now)]
+    return Content("\n".join(lines), keyboard)
+
+
+def _turn_line(t: Translator, snapshot: GameSnapshot, now: float) -> str:
+    acting = sorted(snapshot.legal)
+    names = ", ".join(seat_name(t, snapshot, seat) for seat in acting)
+    left = time_left(t, _window(snapshot), now)
+    return t("table.to_move", players=names or "—", left=left).strip()
+
+
+def _window(snapshot: GameSnapshot) -> float | None:
+    deadline = getattr(snapshot.public, "deadline", None)
+    return deadline if isinstance(deadline, (int, float)) else snapshot.deadline_at
+
+
+def panel_content(
+    t: Translator, snapshot: GameSnapshot, seat: int, now: float, screen: str | None = None
+) -> Content:
+    """A player's private panel: his hand, the state of play and his buttons."""
+    title = esc(game_name(t, snapshot.game_key))
+    if snapshot.status == "cancelled":
+        return Content(t("panel.cancelled", game=title))
+    header = t("panel.title", game=title, number=snapshot.game_id)
+    lines, keyboard = _renderer(snapshot.game_key).panel(t, snapshot, seat, screen)
+    footer: list[str] = []
+    if snapshot.status == "finished" and snapshot.outcome is not None:
+        place = snapshot.outcome.places[seat]
+        footer = [t("panel.over", place=place, players=len(snapshot.seats))]
+        keyboard = ()
+    elif seat in snapshot.legal:
+        footer = [t("panel.your_move", left=time_left(t, _window(snapshot), now)).strip()]
+    else:
+        acting = sorted(snapshot.legal)
+        if acting:
+            names = ", ".join(seat_name(t, snapshot, s) for s in acting)
+            footer = [t("panel.waiting", players=names)]
+    return Content("\n".join([header, "", *lines, "", *footer]).strip(), keyboard)

@@ -1,0 +1,176 @@
+"""Rendering shared by every game: names, cards, time, the lobby, events and the results."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Mapping
+from html import escape
+from typing import Any
+
+from bot.games.cards import Card
+from bot.games.engine import TURN_SECONDS, Event
+from bot.i18n import Translator
+from bot.services.types import GameSnapshot, SeatInfo
+from bot.telegram.callbacks import LobbyPress, RematchPress, RulesPress
+from bot.telegram.render.content import Button, Content
+
+#: Longest name shown; Telegram allows 64 characters, but a table must stay narrow.
+NAME_LIMIT = 24
+PLACE_MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
+
+
+def esc(text: str) -> str:
+    return escape(text, quote=False)
+
+
+def game_name(t: Translator, game_key: str) -> str:
+    return t(f"game.{game_key}.name")
+
+
+def seat_name(t: Translator, snapshot: GameSnapshot, seat: int) -> str:
+    """The seat's name, HTML-escaped and shortened; computers are numbered in order."""
+    info = snapshot.seats[seat]
+    if info.is_computer:
+        number = 1 + sum(1 for s in snapshot.seats[:seat] if s.is_computer)
+        return "🤖 " + esc(t("seat.computer", n=number))
+    name = info.name.strip() or "?"
+    if len(name) > NAME_LIMIT:
+        name = name[: NAME_LIMIT - 1] + "…"
+    return esc(name)
+
+
+def rank_label(t: Translator, rank: int) -> str:
+    return t(f"card.rank.{rank}")
+
+
+def card_label(t: Translator, card: Card) -> str:
+    """``10♥``, ``K♠``, ``🃏`` — ranks the reader's way, suits as symbols."""
+    if card.suit is None:
+        return "🃏"
+    return rank_label(t, card.rank) + card.suit.symbol
+
+
+def cards_label(t: Translator, cards: Iterable[Card]) -> str:
+    return " ".join(card_label(t, c) for c in cards) or "—"
+
+
+def seconds_left(deadline: float | None, now: float) -> int | None:
+    if deadline is None:
+        return None
+    return max(0, math.ceil(deadline - now))
+
+
+def time_left(t: Translator, deadline: float | None, now: float) -> str:
+    left = seconds_left(deadline, now)
+    return "" if left is None else t("time.left", seconds=left)
+
+
+def format_args(
+    t: Translator, snapshot: GameSnapshot | None, args: Mapping[str, Any]
+) -> dict[str, Any]:
+    """Event arguments made readable: cards and ranks drawn, names escaped."""
+    readable: dict[str, Any] = {}
+    for name, value in args.items():
+        if isinstance(value, Card):
+            readable[name] = card_label(t, value)
+        elif isinstance(value, tuple):
+            readable[name] = cards_label(t, value)
+        elif name == "rank" and isinstance(value, int):
+            readable[name] = rank_label(t, value)
+        elif name.endswith("seat") and isinstance(value, int) and snapshot is not None:
+            readable[name] = seat_name(t, snapshot, value)
+        else:
+            readable[name] = value
+    return readable
+
+
+def event_line(t: Translator, snapshot: GameSnapshot, event: Event) -> str:
+    """One sentence for an event: "Anna played 7♥"."""
+    args = format_args(t, snapshot, event.args)
+    if event.seat is not None and event.seat < len(snapshot.seats):
+        args["player"] = seat_name(t, snapshot, event.seat)
+    return t(f"event.{event.code}", **args)
+
+
+def option_label(t: Translator, key: str, value: Any) -> str:
+    if isinstance(value, bool):
+        value = t("option.on") if value else t("option.off")
+    return t(f"option.{key}", value=value)
+
+
+def render_lobby(t: Translator, snapshot: GameSnapshot, option_keys: Iterable[str]) -> Content:
+    """The lobby message: who has joined and the buttons to join, configure and start."""
+    game = snapshot.game_id
+    lines = [
+        t("lobby.title", game=esc(game_name(t, snapshot.game_key))),
+        t(
+            "lobby.players",
+            count=len(snapshot.seats),
+            min=snapshot.min_players,
+            max=snapshot.max_players,
+        ),
+    ]
+    lines += [f"{s.seat + 1}. {seat_name(t, snapshot, s.seat)}" for s in snapshot.seats]
+    if not snapshot.seats:
+        lines.append(t("lobby.nobody"))
+    options = [option_label(t, key, snapshot.options.get(key)) for key in option_keys]
+    lines += ["", " · ".join(options), "", t("lobby.hint")]
+    buttons: list[tuple[Button, ...]] = [
+        (
+            Button(t("button.join"), LobbyPress(game, "join").encode()),
+            Button(t("button.leave"), LobbyPress(game, "leave").encode()),
+        ),
+        (
+            Button(t("button.add_computer"), LobbyPress(game, "bot").encode()),
+            Button(t("button.remove_computer"), LobbyPress(game, "unbot").encode()),
+        ),
+        tuple(
+            Button(
+                option_label(t, key, snapshot.options.get(key)),
+                LobbyPress(game, f"o.{key}").encode(),
+            )
+            for key in option_keys
+        ),
+        (
+            Button(t("button.start"), LobbyPress(game, "start").encode()),
+            Button(t("button.cancel"), LobbyPress(game, "cancel").encode()),
+        ),
+        (Button(t("button.rules"), RulesPress(snapshot.game_key).encode()),),
+    ]
+    return Content("\n".join(lines), tuple(row for row in buttons if row))
+
+
+def lobby_option_keys(snapshot: GameSnapshot, game_options: Iterable[str]) -> list[str]:
+    return [TURN_SECONDS, *game_options]
+
+
+def place_line(t: Translator, snapshot: GameSnapshot, seat: SeatInfo, place: int) -> str:
+    medal = PLACE_MEDALS.get(place, f"{place}.")
+    return f"{medal} {seat_name(t, snapshot, seat.seat)}"
+
+
+def render_results(t: Translator, snapshot: GameSnapshot) -> list[str]:
+    """Places, best first, for the table of a finished game."""
+    outcome = snapshot.outcome
+    if outcome is None:
+        return []
+    order = sorted(snapshot.seats, key=lambda s: (outcome.places[s.seat], s.seat))
+    lines = []
+    for seat in order:
+        line = place_line(t, snapshot, seat, outcome.places[seat.seat])
+        if outcome.scores is not None:
+            line += " — " + t("results.score", score=_number(outcome.scores[seat.seat]))
+        lines.append(line)
+    return lines
+
+
+def _number(value: float) -> str:
+    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def rematch_keyboard(t: Translator, snapshot: GameSnapshot) -> tuple[tuple[Button, ...], ...]:
+    return ((Button(t("button.rematch"), RematchPress(snapshot.game_id).encode()),),)
+
+
+def recent_lines(t: Translator, snapshot: GameSnapshot) -> list[str]:
+    return ["· " + event_line(t, snapshot, event) for event in snapshot.recent]

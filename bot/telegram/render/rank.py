@@ -1,0 +1,126 @@
+"""Rank's table and panel.
+
+The panel offers exactly the legal moves: playable cards, the joker (which opens a rank
+picker, then the follow-up cards or End turn), Draw, then the drawn card or Keep, or Pass.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.games.rank import Draw, EndTurn, Keep, Pass, Play, PlayJoker, RankView
+from bot.i18n import Translator
+from bot.services.types import GameSnapshot
+from bot.telegram.callbacks import ActPress, ScreenPress
+from bot.telegram.render.common import card_label, cards_label, rank_label, seat_name
+from bot.telegram.render.content import Button, Keyboard, rows
+
+#: The order of the joker's rank picker: the rank ring from the ace.
+RING = (14, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13)
+JOKER_SCREEN = "joker"
+
+
+def _top(t: Translator, view: RankView) -> str:
+    if view.top is None:
+        return "—"
+    if view.named_rank is not None:
+        return t(
+            "rank.top_named", card=card_label(t, view.top), rank=rank_label(t, view.named_rank)
+        )
+    return card_label(t, view.top)
+
+
+def _status(t: Translator, view: RankView, seat: int) -> str:
+    if seat in view.out:
+        return t("rank.status_out", place=view.out.index(seat) + 1)
+    if view.pending == seat:
+        return t("rank.status_pending")
+    return t.plural("rank.cards", view.hand_sizes[seat])
+
+
+class RankRenderer:
+    def table(self, t: Translator, snapshot: GameSnapshot, now: float) -> list[str]:
+        view: RankView = snapshot.public
+        lines = [
+            t("rank.round", round=view.round, limit=view.round_limit),
+            t("rank.top", top=_top(t, view)),
+            t("rank.piles", stock=view.stock_size, discard=view.discard_size),
+            "",
+        ]
+        for seat in range(view.players):
+            marker = "👉 " if seat == view.turn else "    "
+            lines.append(f"{marker}{seat_name(t, snapshot, seat)} — {_status(t, view, seat)}")
+        return lines
+
+    def panel(
+        self, t: Translator, snapshot: GameSnapshot, seat: int, screen: str | None
+    ) -> tuple[list[str], Keyboard]:
+        view: RankView = snapshot.views[seat]
+        lines = [
+            t("rank.your_hand", cards=cards_label(t, view.hand)),
+            t("rank.top", top=_top(t, view)),
+        ]
+        if seat in view.out:
+            lines.append(t("rank.you_are_out", place=view.out.index(seat) + 1))
+        elif view.pending == seat:
+            lines.append(t("rank.you_are_pending"))
+        legal = snapshot.legal.get(seat, ())
+        if not legal:
+            return lines, ()
+
+        def press(code: str) -> str:
+            return ActPress(snapshot.game_id, snapshot.version, code).encode()
+
+        jokers = [code for code, a in legal if isinstance(a, PlayJoker)]
+        if screen == JOKER_SCREEN and jokers:
+            lines.append(t("rank.pick_rank"))
+            by_rank = {a.rank: code for code, a in legal if isinstance(a, PlayJoker)}
+            buttons = [Button(rank_label(t, r), press(by_rank[r])) for r in RING if r in by_rank]
+            back = Button(
+                t("button.back"), ScreenPress(snapshot.game_id, snapshot.version, "main").encode()
+            )
+            return lines, (*rows(buttons, 5), (back,))
+        stuck = any(isinstance(a, Draw) for _, a in legal)
+        lines.append(self._prompt(t, view, stuck))
+        cards = [
+            Button(card_label(t, a.card), press(code)) for code, a in legal if isinstance(a, Play)
+        ]
+        keyboard = list(rows(cards, 4))
+        extra: list[Button] = []
+        if jokers:
+            extra.append(
+                Button(
+                    t("rank.button_joker"),
+                    ScreenPress(snapshot.game_id, snapshot.version, JOKER_SCREEN).encode(),
+                )
+            )
+        for code, action in legal:
+            label = _simple_label(t, action)
+            if label:
+                extra.append(Button(label, press(code)))
+        if extra:
+            keyboard.append(tuple(extra))
+        return lines, tuple(keyboard)
+
+    @staticmethod
+    def _prompt(t: Translator, view: RankView, stuck: bool) -> str:
+        if view.phase == "drawn" and view.drawn is not None:
+            return t("rank.prompt_drawn", card=card_label(t, view.drawn))
+        if view.phase == "follow" and view.named_rank is not None:
+            return t("rank.prompt_follow", rank=rank_label(t, view.named_rank))
+        return t("rank.prompt_stuck" if stuck else "rank.prompt_play")
+
+
+def _simple_label(t: Translator, action: Any) -> str | None:
+    if isinstance(action, Draw):
+        return t("rank.button_draw")
+    if isinstance(action, Keep):
+        return t("rank.button_keep")
+    if isinstance(action, EndTurn):
+        return t("rank.button_end_turn")
+    if isinstance(action, Pass):
+        return t("rank.button_pass")
+    return None
+
+
+RENDERER = RankRenderer()

@@ -1,0 +1,129 @@
+"""The real bot (PTB Application, services, SQLite) wired to the in-process fake Bot API."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from telegram.ext import AIORateLimiter
+
+from bot.app import App, build_application
+from bot.settings import Settings
+from bot.storage.migrate import upgrade_async
+from bot.telegram.poller import poll_deadlines
+from tests.fakes import FakeBotApi, FakeChat, FakeMessage, FakeRequest, FakeUser
+
+
+@dataclass
+class TestClock:
+    """Wall-clock time for the bot that tests move forward to make deadlines fall due."""
+
+    offset: float = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.offset
+
+    def advance(self, seconds: float) -> None:
+        self.offset += seconds
+
+
+@dataclass
+class Harness:
+    api: FakeBotApi
+    database_url: str
+    clock: TestClock = field(default_factory=TestClock)
+    turn_seconds: int = 60
+    app: App | None = None
+
+    async def start(self) -> App:
+        """Start a bot process (as after a restart: nothing in memory but the database)."""
+        await upgrade_async(self.database_url)
+        settings = Settings(
+            telegram_bot_token=self.api.token,
+            database_url=self.database_url,
+            turn_seconds=self.turn_seconds,
+            computer_delay_seconds=1.0,
+            _env_file=None,  # type: ignore[call-arg]
+        )
+        app = build_application(
+            settings,
+            request=FakeRequest(self.api),
+            get_updates_request=FakeRequest(self.api),
+            rate_limiter=AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3),
+            group_interval=0.0,
+            private_interval=0.0,
+            poll_seconds=0.02,
+            clock=self.clock,
+        )
+        await app.initialize()
+        assert app.post_init is not None
+        await app.post_init(app)
+        await app.start()
+        assert app.updater is not None
+        await app.updater.start_polling(poll_interval=0.0, timeout=1)
+        self.app = app
+        return app
+
+    async def stop(self) -> None:
+        """Stop the bot; what it has not committed is lost, as in a crash."""
+        app = self.app
+        if app is None:
+            return
+        self.app = None
+        assert app.updater is not None
+        await app.updater.stop()
+        await app.stop()
+        if app.post_shutdown is not None:
+            await app.post_shutdown(app)
+        await app.shutdown()
+
+    async def settle(self) -> None:
+        """Wait until the bot has sent everything it meant to, and gone quiet."""
+        if self.app is not None:
+            await self.app.bot_data["cardroom"].publisher.drain()
+        await self.api.settle(quiet=0.1, timeout=20)
+
+    async def tick(self, seconds: float) -> None:
+        """Let ``seconds`` of bot time pass, and the bot react to it."""
+        self.clock.advance(seconds)
+        # The poller job looks every 20 ms; one pass here makes sure a look happened after
+        # the clock moved, however slow the machine (the job itself may run too: the version
+        # check makes the two harmless to each other).
+        assert self.app is not None
+        await poll_deadlines(_JobContext(self.app))
+        await self.settle()
+
+    # -- looking at chats ------------------------------------------------------------------
+
+    def table(self, group: FakeChat) -> FakeMessage:
+        """The newest lobby/table message in the group."""
+        return next(m for m in reversed(self.api.bot_messages(group)) if "game" in m.text)
+
+    def panel(self, user: FakeUser) -> FakeMessage | None:
+        """The player's newest game panel in his DM."""
+        return next(
+            (m for m in reversed(self.api.bot_messages(user)) if "Your hand" in m.text), None
+        )
+
+    def panel_buttons(self, user: FakeUser) -> list[tuple[str, Any]]:
+        panel = self.panel(user)
+        if panel is None:
+            return []
+        return [button for row in self.api.buttons(panel) for button in row]
+
+
+@dataclass
+class _JobContext:
+    """Just enough of a PTB callback context for :func:`poll_deadlines`."""
+
+    application: App
+
+    @property
+    def bot_data(self) -> dict[str, Any]:
+        return self.application.bot_data  # type: ignore[no-any-return]
+
+
+def sqlite_url(folder: Path) -> str:
+    return f"sqlite+aiosqlite:///{folder / 'cardroom.db'}"

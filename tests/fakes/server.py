@@ -1,0 +1,227 @@
+"""The fake Bot API over real HTTP (tornado), for smoke tests and a browser sandbox.
+
+Routes, as on ``api.telegram.org``:
+
+* ``GET|POST /bot<token>/<method>`` - a Bot API call; parameters may come as a JSON body,
+  ``application/x-www-form-urlencoded``, ``multipart/form-data`` (file uploads) or the query
+  string. A token other than ``api.token`` gets ``401 Unauthorized``.
+* ``GET /file/bot<token>/<file_path>`` - the content of an uploaded file (see ``getFile``).
+
+Point python-telegram-bot at it with ``base_url``::
+
+    server = FakeBotApiServer(api)
+    base_url = await server.start()            # "http://127.0.0.1:<port>/bot"
+    bot = Bot(api.token, base_url=base_url)
+    ...
+    await server.stop()
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+from typing import Any
+
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
+from tornado.web import Application, RequestHandler
+
+from .bot_api import FakeBotApi
+from .models import Upload
+
+__all__ = ["FakeBotApiServer"]
+
+_LOGGER = logging.getLogger(__name__)
+
+
+def _log_request(handler: RequestHandler) -> None:
+    """Access log at DEBUG: Bot API errors (4xx) are normal here, not warnings."""
+    request = handler.request
+    _LOGGER.debug(
+        "%d %s %s %.2fms",
+        handler.get_status(),
+        request.method,
+        request.path,
+        1000.0 * request.request_time(),
+    )
+
+
+class _ApiHandler(RequestHandler):
+    """``/bot<token>/<method>``."""
+
+    def initialize(self, server: FakeBotApiServer) -> None:
+        self._server = server
+        self._task: asyncio.Future[tuple[int, dict[str, Any]]] | None = None
+
+    def check_xsrf_cookie(self) -> None:
+        """Bot API calls carry no XSRF cookie."""
+
+    async def get(self, token: str, method: str) -> None:
+        await self._call(token, method)
+
+    async def post(self, token: str, method: str) -> None:
+        await self._call(token, method)
+
+    def on_connection_close(self) -> None:
+        """The client went away (e.g. it cancelled a long poll): stop working for it."""
+        if self._task is not None:
+            self._task.cancel()
+
+    async def _call(self, token: str, method: str) -> None:
+        api = self._server.api
+        if token != api.token:
+            self._reply(401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
+            return
+        try:
+            params = self._params()
+        except ValueError:
+            self._reply(
+                400,
+                {
+                    "ok": False,
+                    "error_code": 400,
+                    "description": "Bad Request: can't parse JSON request body",
+                },
+            )
+            return
+        fault = api.take_network_fault(method)
+        if fault is not None and not fault.processed:
+            self._drop_connection()
+            return
+        self._task = asyncio.ensure_future(api.handle(method, params, self._uploads()))
+        self._server.track(self._task)
+        try:
+            status, body = await self._task
+        except asyncio.CancelledError:
+            self._drop_connection()
+            return
+        if fault is not None:
+            self._drop_connection()
+            return
+        self._reply(status, body)
+
+    def _params(self) -> dict[str, Any]:
+        params: dict[str, Any] = {
+            name: self.decode_argument(values[-1])
+            for name, values in self.request.query_arguments.items()
+        }
+        content_type = self.request.headers.get("Content-Type", "")
+        if content_type.startswith("application/json"):
+            if self.request.body:
+                body = json.loads(self.request.body)
+                if not isinstance(body, dict):
+                    raise ValueError("JSON body must be an object")
+                params.update(body)
+        else:
+            for name, values in self.request.body_arguments.items():
+                params[name] = self.decode_argument(values[-1])
+        return params
+
+    def _uploads(self) -> dict[str, Upload]:
+        return {
+            name: Upload(
+                filename=files[-1].filename,
+                content=files[-1].body,
+                mime_type=files[-1].content_type,
+            )
+            for name, files in self.request.files.items()
+            if files
+        }
+
+    def _reply(self, status: int, body: dict[str, Any]) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(body, ensure_ascii=False))
+
+    def _drop_connection(self) -> None:
+        """Close the socket without a response, as a network failure would."""
+        stream = self.detach()
+        stream.close()
+
+
+class _FileHandler(RequestHandler):
+    """``/file/bot<token>/<file_path>``."""
+
+    def initialize(self, server: FakeBotApiServer) -> None:
+        self._server = server
+
+    def get(self, token: str, file_path: str) -> None:
+        if token != self._server.api.token:
+            self.set_status(401)
+            self.finish({"ok": False, "error_code": 401, "description": "Unauthorized"})
+            return
+        content = self._server.api.file_content(file_path)
+        if content is None:
+            self.set_status(404)
+            self.finish({"ok": False, "error_code": 404, "description": "Not Found"})
+            return
+        self.set_header("Content-Type", "application/octet-stream")
+        self.finish(content)
+
+
+class FakeBotApiServer:
+    """Serves a :class:`FakeBotApi` on ``http://<host>:<port>``; ``port=0`` picks a free one."""
+
+    def __init__(self, api: FakeBotApi, host: str = "127.0.0.1", port: int = 0) -> None:
+        self.api = api
+        self.host = host
+        self.port = port
+        self._http: HTTPServer | None = None
+        self._tasks: set[asyncio.Future[tuple[int, dict[str, Any]]]] = set()
+
+    @property
+    def url(self) -> str:
+        """``http://<host>:<port>`` (valid after :meth:`start`)."""
+        return f"http://{self.host}:{self.port}"
+
+    @property
+    def base_url(self) -> str:
+        """The ``base_url`` for python-telegram-bot: ``http://<host>:<port>/bot``."""
+        return f"{self.url}/bot"
+
+    @property
+    def base_file_url(self) -> str:
+        """The ``base_file_url`` for python-telegram-bot: ``http://<host>:<port>/file/bot``."""
+        return f"{self.url}/file/bot"
+
+    async def start(self) -> str:
+        """Start listening; returns :attr:`base_url`."""
+        if self._http is not None:
+            return self.base_url
+        app = Application(
+            [
+                (r"/bot([^/]+)/([A-Za-z0-9_]+)/?", _ApiHandler, {"server": self}),
+                (r"/file/bot([^/]+)/(.+)", _FileHandler, {"server": self}),
+            ],
+            log_function=_log_request,
+        )
+        sockets = bind_sockets(self.port, self.host)
+        self.port = int(sockets[0].getsockname()[1])
+        self._http = HTTPServer(app)
+        self._http.add_sockets(sockets)
+        return self.base_url
+
+    async def stop(self) -> None:
+        """Stop listening, abort pending calls (long polls) and close all connections."""
+        if self._http is None:
+            return
+        self._http.stop()
+        for task in list(self._tasks):
+            task.cancel()
+        if self._tasks:
+            await asyncio.gather(*self._tasks, return_exceptions=True)
+        await self._http.close_all_connections()
+        self._http = None
+
+    def track(self, task: asyncio.Future[tuple[int, dict[str, Any]]]) -> None:
+        """Remember an in-progress call so :meth:`stop` can abort it."""
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    async def __aenter__(self) -> FakeBotApiServer:
+        await self.start()
+        return self
+
+    async def __aexit__(self, *exc_info: object) -> None:
+        await self.stop()

@@ -1,0 +1,114 @@
+"""Lobby use cases: opening, joining, options, starting, cancelling, rematch."""
+
+from __future__ import annotations
+
+import pytest
+
+from bot.services.types import ChatRef, ServiceError
+from bot.storage.database import Database
+from tests.services.helpers import GROUP, is_admin, make_services, no_admin, person
+
+ANNA, BORIS, CLARA = person(1, "Anna"), person(2, "Boris"), person(3, "Clara")
+
+
+async def started(services, *people) -> None:  # type: ignore[no-untyped-def]
+    for actor in people:
+        await services.lobby.record(actor, started=True)
+
+
+async def test_creator_who_started_the_bot_is_seated_at_once(db: Database) -> None:
+    services = make_services(db)
+    await started(services, ANNA)
+    snapshot = await services.lobby.open(GROUP, ANNA, "rank")
+    assert snapshot.is_lobby
+    assert [s.user_id for s in snapshot.seats] == [ANNA.user_id]
+
+
+async def test_creator_who_never_started_the_bot_is_not_seated(db: Database) -> None:
+    services = make_services(db)
+    snapshot = await services.lobby.open(GROUP, ANNA, "rank")
+    assert snapshot.seats == ()
+
+
+async def test_one_open_lobby_per_topic(db: Database) -> None:
+    services = make_services(db)
+    await services.lobby.open(GROUP, ANNA, "rank")
+    with pytest.raises(ServiceError) as refused:
+        await services.lobby.open(GROUP, BORIS, "rank")
+    assert refused.value.code == "lobby.exists"
+    other_topic = ChatRef(GROUP.chat_id, GROUP.kind, GROUP.title, topic_id=77)
+    assert (await services.lobby.open(other_topic, BORIS, "rank")).topic_id == 77
+
+
+async def test_join_needs_a_started_private_chat_then_the_deep_link_completes_it(
+    db: Database,
+) -> None:
+    services = make_services(db)
+    lobby = await services.lobby.open(GROUP, ANNA, "rank")
+    with pytest.raises(ServiceError) as refused:
+        await services.lobby.join(lobby.game_id, BORIS)
+    assert refused.value.code == "lobby.need_start"
+    assert refused.value.args_["token"] == lobby.join_token
+    result = await services.lobby.join_by_token(lobby.join_token, BORIS)
+    assert result.joined
+    assert [s.user_id for s in result.snapshot.seats] == [BORIS.user_id]
+
+
+async def test_unknown_deep_link_is_refused(db: Database) -> None:
+    services = make_services(db)
+    with pytest.raises(ServiceError) as refused:
+        await services.lobby.join_by_token("nope", BORIS)
+    assert refused.value.code == "lobby.link_unknown"
+
+
+async def test_leaving_renumbers_the_seats(db: Database) -> None:
+    services = make_services(db)
+    await started(services, ANNA, BORIS, CLARA)
+    lobby = await services.lobby.open(GROUP, ANNA, "rank")
+    await services.lobby.join(lobby.game_id, BORIS)
+    await services.lobby.join(lobby.game_id, CLARA)
+    snapshot = await services.lobby.leave(lobby.game_id, BORIS)
+    assert [(s.seat, s.user_id) for s in snapshot.seats] == [(0, 1), (1, 3)]
+
+
+async def test_start_is_refused_below_the_minimum_and_for_strangers(db: Database) -> None:
+    services = make_services(db)
+    await started(services, ANNA, BORIS)
+    lobby = await services.lobby.open(GROUP, ANNA, "rank")
+    with pytest.raises(ServiceError) as too_few:
+        await services.lobby.start(lobby.game_id, ANNA, no_admin)
+    assert too_few.value.code == "lobby.too_few"
+    await services.lobby.join(lobby.game_id, BORIS)
+    with pytest.raises(ServiceError) as host_only:
+        await services.lobby.start(lobby.game_id, BORIS, no_admin)
+    assert host_only.value.code == "lobby.host_only"
+    snapshot = await services.lobby.start(lobby.game_id, BORIS, is_admin)
+    assert snapshot.status == "playing"
+    assert snapshot.public is not None and set(snapshot.views) == {0, 1}
+
+
+async def test_computer_seats_and_options(db: Database) -> None:
+    services = make_services(db)
+    await started(services, ANNA)
+    lobby = await services.lobby.open(GROUP, ANNA, "rank")
+    snapshot = await services.lobby.add_computer(lobby.game_id, ANNA, no_admin)
+    assert [s.is_computer for s in snapshot.seats] == [False, True]
+    snapshot = await services.lobby.cycle_option(lobby.game_id, ANNA, "round_limit", no_admin)
+    assert snapshot.options["round_limit"] == 500
+    snapshot = await services.lobby.cycle_option(lobby.game_id, ANNA, "turn_seconds", no_admin)
+    assert snapshot.options["turn_seconds"] == 90
+    with pytest.raises(ServiceError):
+        await services.lobby.cycle_option(lobby.game_id, ANNA, "nonsense", no_admin)
+    snapshot = await services.lobby.start(lobby.game_id, ANNA, no_admin)
+    assert snapshot.public.round_limit == 500
+
+
+async def test_cancel_frees_the_topic(db: Database) -> None:
+    services = make_services(db)
+    await started(services, ANNA)
+    lobby = await services.lobby.open(GROUP, ANNA, "rank")
+    with pytest.raises(ServiceError):
+        await services.lobby.cancel_in_topic(GROUP, BORIS, no_admin)
+    cancelled = await services.lobby.cancel_in_topic(GROUP, ANNA, no_admin)
+    assert cancelled.status == "cancelled"
+    assert (await services.lobby.open(GROUP, ANNA, "rank")).game_id != lobby.game_id

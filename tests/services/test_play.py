@@ -1,0 +1,118 @@
+"""Playing: one press is one transaction; stale and foreign presses change nothing."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.services.types import GameSnapshot, ServiceError
+from bot.storage.database import Database
+from tests.services.helpers import GROUP, Services, make_services, no_admin, person
+
+ANNA, BORIS, CLARA = person(1, "Anna"), person(2, "Boris"), person(3, "Clara")
+
+
+async def started_game(services: Services, computers: int = 0) -> GameSnapshot:
+    for actor in (ANNA, BORIS):
+        await services.lobby.record(actor, started=True)
+    lobby = await services.lobby.open(GROUP, ANNA, "rank")
+    await services.lobby.join(lobby.game_id, BORIS)
+    for _ in range(computers):
+        await services.lobby.add_computer(lobby.game_id, ANNA, no_admin)
+    return await services.lobby.start(lobby.game_id, ANNA, no_admin)
+
+
+def mover(snapshot: GameSnapshot) -> tuple[int, int, str]:
+    """(user id, seat, first legal action code) of the seat to move."""
+    seat = next(iter(snapshot.legal))
+    user_id = snapshot.seats[seat].user_id
+    assert user_id is not None
+    return user_id, seat, snapshot.legal[seat][0][0]
+
+
+async def test_a_legal_press_moves_the_game_on(db: Database) -> None:
+    services = make_services(db)
+    game = await started_game(services)
+    user_id, _, code = mover(game)
+    after = await services.play.act(game.game_id, user_id, game.version, code)
+    assert after.version == game.version + 1
+    assert after.recent, "the table's log shows what happened"
+
+
+async def test_twenty_concurrent_presses_apply_exactly_once(db: Database) -> None:
+    services = make_services(db)
+    game = await started_game(services)
+    user_id, _, code = mover(game)
+    results = await asyncio.gather(
+        *(services.play.act(game.game_id, user_id, game.version, code) for _ in range(20)),
+        return_exceptions=True,
+    )
+    applied = [r for r in results if isinstance(r, GameSnapshot)]
+    refused = [r for r in results if isinstance(r, ServiceError)]
+    assert len(applied) == 1
+    assert len(refused) == 19
+    assert all(r.code == "play.stale" for r in refused)
+    assert (await services.play.snapshot(game.game_id)).version == game.version + 1
+
+
+async def test_concurrent_presses_from_two_processes_apply_once(db: Database) -> None:
+    """Two service stacks (as two bot processes) share only the database."""
+    first = make_services(db)
+    second = make_services(db)
+    game = await started_game(first)
+    user_id, _, code = mover(game)
+    results = await asyncio.gather(
+        *(s.play.act(game.game_id, user_id, game.version, code) for s in [first, second] * 10),
+        return_exceptions=True,
+    )
+    assert sum(isinstance(r, GameSnapshot) for r in results) == 1
+    assert all(isinstance(r, (GameSnapshot, ServiceError)) for r in results)
+
+
+async def test_stale_foreign_and_garbage_presses_change_nothing(db: Database) -> None:
+    services = make_services(db)
+    game = await started_game(services)
+    user_id, seat, code = mover(game)
+    other = game.seats[1 - seat].user_id
+    assert other is not None
+    cases = [
+        (user_id, game.version - 1, code, "play.stale"),
+        (99, game.version, code, "play.not_a_player"),
+        (user_id, game.version, "zz-garbage", "bad_action"),
+        (other, game.version, "d", "rank.not_your_turn"),
+    ]
+    for who, version, action, expected in cases:
+        with pytest.raises(ServiceError) as refused:
+            await services.play.act(game.game_id, who, version, action)
+        assert refused.value.code == expected
+    assert (await services.play.snapshot(game.game_id)).version == game.version
+
+
+async def test_timeout_applies_the_default_action_through_the_poller(db: Database) -> None:
+    services = make_services(db, turn_seconds=30)
+    game = await started_game(services)
+    assert await services.play.run_due() == []
+    services.clock.advance(31)
+    moved = await services.play.run_due()
+    assert [s.game_id for s in moved] == [game.game_id]
+    assert moved[0].version == game.version + 1
+    assert any(e.code == "rank.timeout" for e in moved[0].recent)
+    assert await services.play.run_due() == [], "a claimed deadline is not applied twice"
+
+
+async def test_computer_seat_moves_after_its_pause(db: Database) -> None:
+    services = make_services(db, computer_delay=1.0)
+    game = await started_game(services, computers=1)
+    # Play until it is the computer's turn, pressing the first legal button for the humans.
+    for _ in range(10):
+        computer_turn = any(game.seats[s].is_computer for s in game.legal)
+        if computer_turn:
+            break
+        user_id, _, code = mover(game)
+        game = await services.play.act(game.game_id, user_id, game.version, code)
+    assert any(game.seats[s].is_computer for s in game.legal)
+    assert await services.play.run_due() == []
+    services.clock.advance(1.1)
+    moved = await services.play.run_due()
+    assert len(moved) == 1 and moved[0].version == game.version + 1

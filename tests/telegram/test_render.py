@@ -1,0 +1,128 @@
+"""Rendering: the lobby, Rank's table and panels — readable, escaped, and leak-free."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bot.games.cards import JOKER, card, parse_cards
+from bot.games.cards import Suit as S
+from bot.games.rank import RANK, RankState
+from bot.i18n import translator
+from bot.services.types import GameSnapshot, SeatInfo
+from bot.telegram.callbacks import ActPress, ScreenPress, parse
+from bot.telegram.render import panel_content, table_content
+from bot.telegram.render.content import Content
+
+T = translator("en")
+NOW = 1_800_000_000.0
+
+
+def seats(*names: str | None) -> tuple[SeatInfo, ...]:
+    return tuple(
+        SeatInfo(i, None if n is None else 100 + i, n or "", "en", None, 0)
+        for i, n in enumerate(names)
+    )
+
+
+def snapshot(
+    state: Any = None,
+    *,
+    names: tuple[str | None, ...] = ("Anna", "Boris"),
+    status: str = "playing",
+) -> GameSnapshot:
+    infos = seats(*names)
+    base: dict[str, Any] = dict(
+        game_id=7,
+        chat_id=-100,
+        topic_id=0,
+        chat_kind="supergroup",
+        chat_language="en",
+        game_key="rank",
+        status=status,
+        version=3,
+        options={"turn_seconds": 60, "round_limit": 150},
+        creator_id=100,
+        join_token="tok",
+        seats=infos,
+        table_message_id=None,
+        deadline_at=None,
+        min_players=2,
+        max_players=10,
+    )
+    if state is None:
+        return GameSnapshot(**base)
+    legal = {
+        s: tuple((RANK.encode_action(a), a) for a in RANK.legal_actions(state, s))
+        for s in RANK.acting_seats(state)
+    }
+    return GameSnapshot(
+        **base,
+        public=RANK.view(state, None),
+        views={i.seat: RANK.view(state, i.seat) for i in infos if not i.is_computer},
+        legal=legal,
+        outcome=RANK.outcome(state),
+    )
+
+
+def buttons(content: Content) -> list[str]:
+    return [b.text for row in content.keyboard for b in row]
+
+
+def state(hand0: str, hand1: str, top: str, **kw: Any) -> RankState:
+    return RankState(
+        hands=(parse_cards(hand0.split()), parse_cards(hand1.split())),
+        stock=parse_cards(["2c", "3c", "4c", "5c"]),
+        discard=parse_cards(top.split()),
+        opened=NOW,
+        turn_seconds=60,
+        **kw,
+    )
+
+
+def test_lobby_lists_players_escaped_with_its_buttons() -> None:
+    content = table_content(T, snapshot(names=("<b>Eve</b>", None), status="lobby"), NOW)
+    assert "&lt;b&gt;Eve&lt;/b&gt;" in content.text
+    assert "🤖 Computer 1" in content.text
+    assert {"✋ Join", "Leave", "🤖 Add computer", "▶️ Start", "✖️ Cancel"} <= set(buttons(content))
+    assert all(len(b.data.encode()) <= 64 for row in content.keyboard for b in row if b.data)
+
+
+def test_table_shows_public_facts_and_no_hand() -> None:
+    game = snapshot(state("7h 9s", "Kd Qc", "8c"))
+    content = table_content(T, game, NOW)
+    assert "On top: <b>8♣</b>" in content.text
+    assert "Anna — 2 cards" in content.text and "Boris — 2 cards" in content.text
+    for secret in ("7♥", "9♠", "K♦", "Q♣"):
+        assert secret not in content.text
+    assert "⏳ 60 s" in content.text
+    assert content.keyboard == ()
+
+
+def test_panel_offers_exactly_the_adjacent_cards() -> None:
+    game = snapshot(state("7h 9s Kd", "Qc 2d", "8c"))
+    content = panel_content(T, game, 0, NOW)
+    assert "Your hand: 7♥ 9♠ K♦" in content.text
+    assert sorted(buttons(content)) == ["7♥", "9♠"]
+    codes = [parse(b.data) for row in content.keyboard for b in row if b.data]
+    assert all(isinstance(c, ActPress) and c.game_id == 7 and c.version == 3 for c in codes)
+    waiting = panel_content(T, game, 1, NOW)
+    assert waiting.keyboard == () and "Waiting for Anna" in waiting.text
+
+
+def test_joker_opens_a_rank_picker_with_a_way_back() -> None:
+    game = snapshot(
+        RankState(
+            hands=((card(3, S.HEARTS), JOKER), (card(12, S.CLUBS),)),
+            stock=parse_cards(["2c"]),
+            discard=parse_cards(["8c"]),
+            opened=NOW,
+        )
+    )
+    main = panel_content(T, game, 0, NOW)
+    assert "🃏 Joker" in buttons(main) and "Draw" in buttons(main)
+    joker = next(b for row in main.keyboard for b in row if b.text == "🃏 Joker")
+    assert parse(joker.data) == ScreenPress(7, 3, "joker")
+    picker = panel_content(T, game, 0, NOW, "joker")
+    labels = buttons(picker)
+    assert labels[:13] == ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
+    assert labels[-1] == "↩️ Back"
