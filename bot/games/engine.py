@@ -121,10 +121,21 @@ def places_from_ranking(keys: Sequence[Any]) -> tuple[int, ...]:
 class Rules(Protocol[S, A]):
     """One game. The registry maps each game key to an object implementing this."""
 
-    key: str
-    min_players: int
-    max_players: int
-    options: tuple[OptionSpec, ...]
+    @property
+    def key(self) -> str:
+        """The game key: ``rank``, ``trumps``…"""
+        ...
+
+    @property
+    def min_players(self) -> int: ...
+
+    @property
+    def max_players(self) -> int: ...
+
+    @property
+    def options(self) -> tuple[OptionSpec, ...]:
+        """The lobby options the game offers (the turn window is added for every game)."""
+        ...
 
     def new_game(self, seats: int, options: Options, rng: Random, now: float) -> S:
         """A freshly dealt game for ``seats`` players."""

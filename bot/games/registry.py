@@ -4,10 +4,15 @@ from __future__ import annotations
 
 from typing import Any, Final
 
+from bot.games.advantage import ADVANTAGE
+from bot.games.davayka import DAVAYKA
 from bot.games.engine import Rules
+from bot.games.progression import PROGRESSION
 from bot.games.rank import RANK
+from bot.games.trumps import TRUMPS
 
-GAMES: Final[dict[str, Rules[Any, Any]]] = {rules.key: rules for rules in (RANK,)}
+_ALL: Final[tuple[Rules[Any, Any], ...]] = (ADVANTAGE, DAVAYKA, PROGRESSION, RANK, TRUMPS)
+GAMES: Final[dict[str, Rules[Any, Any]]] = {rules.key: rules for rules in _ALL}
 
 
 def get_rules(key: str) -> Rules[Any, Any]:

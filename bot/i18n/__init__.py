@@ -1,8 +1,9 @@
 """Every word the bot says: gettext catalogs per language and the translator.
 
 Messages are looked up by key (``"lobby.joined"``); the English catalog holds the English
-text. Catalogs are ``.po`` files under ``locales/<lang>/LC_MESSAGES/cardroom.po``, compiled
-with Babel when first used, so a fresh checkout needs no build step.
+text. A language's catalog is every ``.po`` file under ``locales/<lang>/LC_MESSAGES/``
+(``cardroom.po`` for the bot, one file per game), merged and compiled with Babel when first
+used, so a fresh checkout needs no build step.
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any, Final
 
+from babel.messages.catalog import Catalog
 from babel.messages.mofile import write_mo
 from babel.messages.pofile import read_po
 
@@ -25,13 +27,35 @@ DEFAULT_LANGUAGE: Final = "en"
 SUPPORTED_LANGUAGES: Final = ("en",)
 
 
-def catalog_path(language: str) -> Path:
-    return LOCALES / language / "LC_MESSAGES" / f"{DOMAIN}.po"
+def catalog_paths(language: str) -> list[Path]:
+    """The ``.po`` files of a language, the bot's own first."""
+    folder = LOCALES / language / "LC_MESSAGES"
+    return sorted(folder.glob("*.po"), key=lambda p: (p.stem != DOMAIN, p.name))
+
+
+def read_catalog(language: str) -> Catalog:
+    """Every message of a language, merged from its ``.po`` files."""
+    paths = catalog_paths(language)
+    if not paths:
+        raise FileNotFoundError(f"no catalog for {language}")
+    merged: Catalog | None = None
+    for path in paths:
+        with path.open("rb") as po_file:
+            catalog = read_po(po_file, locale=language, domain=DOMAIN)
+        if merged is None:
+            merged = catalog
+            continue
+        for message in catalog:
+            if message.id:
+                if message.id in merged:
+                    raise ValueError(f"{path.name}: {message.id!r} is defined twice")
+                merged[message.id] = message
+    assert merged is not None
+    return merged
 
 
 def _compile(language: str) -> gettext.GNUTranslations:
-    with catalog_path(language).open("rb") as po_file:
-        catalog = read_po(po_file, locale=language, domain=DOMAIN)
+    catalog = read_catalog(language)
     buffer = io.BytesIO()
     write_mo(buffer, catalog)
     buffer.seek(0)

@@ -63,15 +63,19 @@ def build_snapshot(
     playing = game.status == PLAYING
     views = {info.seat: rules.view(state, info.seat) for info in seats if not info.is_computer}
     legal: dict[int, tuple[tuple[str, Any], ...]] = {}
+    acting: tuple[int, ...] = ()
     if playing:
-        for seat in rules.acting_seats(state):
-            legal[seat] = tuple(
-                (rules.encode_action(a), a) for a in rules.legal_actions(state, seat)
-            )
+        acting = tuple(rules.acting_seats(state))
+        # Every seat, not only the acting ones: some moves are open to all (e.g. "Next deal").
+        for info in seats:
+            actions = rules.legal_actions(state, info.seat)
+            if actions:
+                legal[info.seat] = tuple((rules.encode_action(a), a) for a in actions)
     return GameSnapshot(
         **base,
         public=rules.view(state, None),
         views=views,
         legal=legal,
+        acting=acting,
         outcome=rules.outcome(state),
     )

@@ -82,7 +82,10 @@ class GameSnapshot:
     max_players: int
     public: Any = None
     views: Mapping[int, Any] = field(default_factory=dict)
+    #: Legal actions per seat, as (code, action): only seats that may act now appear.
     legal: Mapping[int, tuple[tuple[str, Any], ...]] = field(default_factory=dict)
+    #: The seats whose move it is (the table's "to move"); empty between deals and at the end.
+    acting: tuple[int, ...] = ()
     recent: tuple[Event, ...] = ()
     outcome: Outcome | None = None
     #: Events of the change that produced this snapshot (private ones included).

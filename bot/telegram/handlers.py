@@ -38,6 +38,7 @@ from bot.services.stats import StatsService
 from bot.services.types import Actor, AdminCheck, ChatRef, GameSnapshot, ServiceError
 from bot.telegram import callbacks
 from bot.telegram.delivery import Publisher
+from bot.telegram.render import has_renderer
 from bot.telegram.render.common import esc, game_name
 
 logger = logging.getLogger(__name__)
@@ -76,7 +77,8 @@ def user_translator(user: User | None) -> Translator:
 
 
 def available_games() -> list[str]:
-    return [key for key in GAME_KEYS if key in GAMES]
+    """The games a lobby can be opened for: known to the registry and drawable."""
+    return [key for key in GAME_KEYS if key in GAMES and has_renderer(key)]
 
 
 def admin_check(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> AdminCheck:

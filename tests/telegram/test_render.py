@@ -60,6 +60,7 @@ def snapshot(
         public=RANK.view(state, None),
         views={i.seat: RANK.view(state, i.seat) for i in infos if not i.is_computer},
         legal=legal,
+        acting=tuple(RANK.acting_seats(state)),
         outcome=RANK.outcome(state),
     )
 

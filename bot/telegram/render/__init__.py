@@ -6,12 +6,13 @@ part; this module frames it — title, short log, whose move and time left, resu
 
 from __future__ import annotations
 
+import importlib
+from functools import cache
 from typing import Protocol
 
 from bot.games.registry import get_rules
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
-from bot.telegram.render import rank
 from bot.telegram.render.common import (
     esc,
     game_name,
@@ -38,13 +39,32 @@ class GameRenderer(Protocol):
         ...
 
 
-RENDERERS: dict[str, GameRenderer] = {"rank": rank.RENDERER}
+__all__ = [
+    "Button",
+    "Content",
+    "Keyboard",
+    "has_renderer",
+    "panel_content",
+    "rows",
+    "table_content",
+]
 
-__all__ = ["Button", "Content", "Keyboard", "panel_content", "rows", "table_content"]
 
-
+@cache
 def _renderer(game_key: str) -> GameRenderer:
-    return RENDERERS[game_key]
+    """The renderer of a game: ``RENDERER`` in ``bot/telegram/render/<game_key>.py``."""
+    module = importlib.import_module(f"{__name__}.{game_key}")
+    renderer: GameRenderer = module.RENDERER
+    return renderer
+
+
+def has_renderer(game_key: str) -> bool:
+    """Whether the game can be shown (and so offered by ``/new``)."""
+    try:
+        _renderer(game_key)
+    except ModuleNotFoundError:
+        return False
+    return True
 
 
 def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
@@ -70,8 +90,7 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
 
 
 def _turn_line(t: Translator, snapshot: GameSnapshot, now: float) -> str:
-    acting = sorted(snapshot.legal)
-    names = ", ".join(seat_name(t, snapshot, seat) for seat in acting)
+    names = ", ".join(seat_name(t, snapshot, seat) for seat in snapshot.acting)
     left = time_left(t, _window(snapshot), now)
     return t("table.to_move", players=names or "—", left=left).strip()
 
@@ -95,11 +114,9 @@ def panel_content(
         place = snapshot.outcome.places[seat]
         footer = [t("panel.over", place=place, players=len(snapshot.seats))]
         keyboard = ()
-    elif seat in snapshot.legal:
+    elif seat in snapshot.acting:
         footer = [t("panel.your_move", left=time_left(t, _window(snapshot), now)).strip()]
-    else:
-        acting = sorted(snapshot.legal)
-        if acting:
-            names = ", ".join(seat_name(t, snapshot, s) for s in acting)
-            footer = [t("panel.waiting", players=names)]
+    elif snapshot.acting:
+        names = ", ".join(seat_name(t, snapshot, s) for s in snapshot.acting)
+        footer = [t("panel.waiting", players=names)]
     return Content("\n".join([header, "", *lines, "", *footer]).strip(), keyboard)
