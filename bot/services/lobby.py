@@ -120,6 +120,22 @@ class LobbyService:
             # Two /new raced for the same topic: the other one won.
             raise ServiceError("lobby.exists") from None
 
+    async def quick_start(self, chat: ChatRef, actor: Actor, game_key: str) -> GameSnapshot:
+        """In a private chat: a game against the computer, dealt at once.
+
+        The user takes the first seat and computer players fill the rest up to the game's
+        minimum; table and panel then share the private chat.
+        """
+        lobby = await self.open(chat, actor, game_key)
+        rules = get_rules(game_key)
+
+        async def host() -> bool:
+            return True
+
+        for _ in range(rules.min_players - len(lobby.seats)):
+            await self.add_computer(lobby.game_id, actor, host)
+        return await self.start(lobby.game_id, actor, host)
+
     # -- joining and leaving ------------------------------------------------------------
 
     async def join(self, game_id: int, actor: Actor) -> JoinResult:

@@ -176,10 +176,15 @@ async def handle_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
 async def _open_lobby(
     context: ContextTypes.DEFAULT_TYPE, message: Message, user: User, chat: Chat, key: str
 ) -> None:
+    """Open a lobby in a group; in a private chat, deal a game against the computer."""
     room = cardroom(context)
     t = user_translator(user)
+    where, actor = chat_of(chat, message), actor_of(user)
     try:
-        snapshot = await room.lobby.open(chat_of(chat, message), actor_of(user), key)
+        if where.is_private:
+            snapshot = await room.lobby.quick_start(where, actor, key)
+        else:
+            snapshot = await room.lobby.open(where, actor, key)
     except ServiceError as error:
         existing = error.args_.get("message_id")
         parameters = (
@@ -193,8 +198,8 @@ async def _open_lobby(
         )
         return
     if not snapshot.seats and await _reachable(context, user, t):
-        await room.lobby.mark_started(actor_of(user))
-        snapshot = (await room.lobby.join(snapshot.game_id, actor_of(user))).snapshot
+        await room.lobby.mark_started(actor)
+        snapshot = (await room.lobby.join(snapshot.game_id, actor)).snapshot
     room.publisher.publish(snapshot)
 
 
@@ -404,14 +409,7 @@ async def _dispatch(
         case callbacks.NewGame(key):
             if key not in available_games() or message is None:
                 raise callbacks.BadCallback(key)
-            chat = message.chat
-            topic = message.message_thread_id if message.is_topic_message else 0
-            snapshot = await room.lobby.open(
-                ChatRef(chat.id, chat.type, chat.title or chat.full_name, topic or 0),
-                actor,
-                key,
-            )
-            room.publisher.publish(snapshot)
+            await _open_lobby(context, message, user, message.chat, key)
             return {}
         case callbacks.RulesPress(key):
             if key not in available_games():

@@ -175,3 +175,23 @@ async def test_game_survives_a_restart_with_a_deadline_that_fell_due_meanwhile(
     assert f"⏰ {mover} ran out of time" in table.text
     # And the game goes on: whoever is to move now has buttons.
     assert h.panel_buttons(anna) or h.panel_buttons(boris)
+
+
+async def test_new_in_a_private_chat_deals_a_game_against_the_computer(harness: Harness) -> None:
+    h, api = harness, harness.api
+    anna = api.add_user("Anna")
+    await api.send_text(anna, None, "/new rank")
+    await api.wait_until(lambda: h.panel(anna) is not None)
+    await h.settle()
+    table = next(m for m in api.bot_messages(anna) if "Round 1" in m.text)
+    assert "🤖 Computer 1" in table.text
+    for _ in range(500):
+        if "Game over" in table.text:
+            break
+        buttons = h.panel_buttons(anna)
+        if buttons:
+            await press(h, anna, h.panel(anna), buttons[0][0])
+        else:
+            await h.tick(1.5)
+    assert "Game over" in table.text
+    assert "🔄 Rematch" in [b for row in api.buttons(table) for b, _ in row]

@@ -104,6 +104,7 @@ def test_panel_offers_exactly_the_adjacent_cards() -> None:
     content = panel_content(T, game, 0, NOW)
     assert "Your hand: 7♥ 9♠ K♦" in content.text
     assert sorted(buttons(content)) == ["7♥", "9♠"]
+    assert "Play a 7 or a 9 (any suit)." in content.text
     codes = [parse(b.data) for row in content.keyboard for b in row if b.data]
     assert all(isinstance(c, ActPress) and c.game_id == 7 and c.version == 3 for c in codes)
     waiting = panel_content(T, game, 1, NOW)
@@ -127,3 +128,12 @@ def test_joker_opens_a_rank_picker_with_a_way_back() -> None:
     labels = buttons(picker)
     assert labels[:13] == ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
     assert labels[-1] == "↩️ Back"
+
+
+def test_stuck_prompts_say_what_is_possible() -> None:
+    only_draw = panel_content(T, snapshot(state("2h 4d", "Qc", "8c")), 0, NOW)
+    assert "No card fits: draw one." in only_draw.text
+    assert buttons(only_draw) == ["Draw"]
+    escape = panel_content(T, snapshot(state("As 4d", "Qc", "8c")), 0, NOW)
+    assert "play an ace or a joker, or draw" in escape.text
+    assert buttons(escape) == ["A♠", "Draw"]

@@ -78,13 +78,13 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     lines = [t("table.title", game=title, number=snapshot.game_id), ""]
     lines += _renderer(snapshot.game_key).table(t, snapshot, now)
     keyboard: Keyboard = ()
+    recent = recent_lines(t, snapshot)
+    if recent:
+        lines += ["", *recent]
     if snapshot.status == "finished":
         lines += ["", t("table.over"), *render_results(t, snapshot)]
         keyboard = rematch_keyboard(t, snapshot)
     else:
-        recent = recent_lines(t, snapshot)
-        if recent:
-            lines += ["", *recent]
         lines += ["", _turn_line(t, snapshot, now)]
     return Content("\n".join(lines), keyboard)
 

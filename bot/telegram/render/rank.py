@@ -80,8 +80,7 @@ class RankRenderer:
                 t("button.back"), ScreenPress(snapshot.game_id, snapshot.version, "main").encode()
             )
             return lines, (*rows(buttons, 5), (back,))
-        stuck = any(isinstance(a, Draw) for _, a in legal)
-        lines.append(self._prompt(t, view, stuck))
+        lines.append(self._prompt(t, view, [a for _, a in legal]))
         cards = [
             Button(card_label(t, a.card), press(code)) for code, a in legal if isinstance(a, Play)
         ]
@@ -103,12 +102,31 @@ class RankRenderer:
         return lines, tuple(keyboard)
 
     @staticmethod
-    def _prompt(t: Translator, view: RankView, stuck: bool) -> str:
+    def _prompt(t: Translator, view: RankView, actions: list[Any]) -> str:
         if view.phase == "drawn" and view.drawn is not None:
             return t("rank.prompt_drawn", card=card_label(t, view.drawn))
         if view.phase == "follow" and view.named_rank is not None:
             return t("rank.prompt_follow", rank=rank_label(t, view.named_rank))
-        return t("rank.prompt_stuck" if stuck else "rank.prompt_play")
+        if any(isinstance(a, Draw) for a in actions):
+            escapes = any(isinstance(a, (Play, PlayJoker)) for a in actions)
+            return t("rank.prompt_escape" if escapes else "rank.prompt_draw")
+        if any(isinstance(a, Pass) for a in actions):
+            return t("rank.prompt_pass")
+        current = (
+            view.named_rank
+            if view.named_rank is not None
+            else (view.top.rank if view.top is not None else None)
+        )
+        if current is None:
+            return t("rank.prompt_any")
+        below, above = neighbours(current)
+        return t("rank.prompt_play", below=rank_label(t, below), above=rank_label(t, above))
+
+
+def neighbours(rank: int) -> tuple[int, int]:
+    """The ranks next to ``rank`` on the ring A 2 … K A (aces are 14)."""
+    position = RING.index(rank)
+    return RING[position - 1], RING[(position + 1) % len(RING)]
 
 
 def _simple_label(t: Translator, action: Any) -> str | None:

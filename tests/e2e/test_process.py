@@ -1,0 +1,156 @@
+"""``python -m bot`` as a real process, talking HTTP to the fake Bot API on 127.0.0.1.
+
+It exercises what in-process tests cannot: settings from the environment, migrations at
+start-up, ``TELEGRAM_API_BASE_URL``, and a game that survives ``kill -9``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import sys
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.fakes import FakeBotApi, FakeBotApiServer, FakeMessage, FakeUser
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+class BotProcess:
+    def __init__(self, env: dict[str, str]) -> None:
+        self.env = env
+        self.process: asyncio.subprocess.Process | None = None
+        self.log = b""
+
+    async def start(self) -> None:
+        self.process = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "bot",
+            cwd=ROOT,
+            env=self.env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+
+    async def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, nothing in memory survives."""
+        assert self.process is not None and self.process.stdout is not None
+        self.process.send_signal(signal.SIGKILL)
+        self.log += await self.process.stdout.read()
+        await self.process.wait()
+
+    async def stop(self) -> None:
+        assert self.process is not None and self.process.stdout is not None
+        if self.process.returncode is None:
+            self.process.send_signal(signal.SIGINT)
+            try:
+                self.log += await asyncio.wait_for(self.process.stdout.read(), 20)
+            finally:
+                await self.process.wait()
+
+
+@pytest.fixture
+async def server() -> AsyncIterator[tuple[FakeBotApi, str]]:
+    api = FakeBotApi(flood_limits=False)
+    async with FakeBotApiServer(api) as running:
+        yield api, running.base_url
+
+
+def bot_env(base_url: str, token: str, folder: Path) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "DATABASE_"))}
+    env.update(
+        TELEGRAM_BOT_TOKEN=token,
+        TELEGRAM_API_BASE_URL=base_url,
+        DATABASE_URL=f"sqlite+aiosqlite:///{folder / 'data' / 'cardroom.db'}",
+        TURN_SECONDS="60",
+        COMPUTER_DELAY_SECONDS="0.2",
+        LOG_LEVEL="INFO",
+    )
+    return env
+
+
+def panel_button(api: FakeBotApi, user: FakeUser) -> tuple[FakeMessage, str] | None:
+    for message in reversed(api.bot_messages(user)):
+        if "Your hand" in message.text:
+            actions = [
+                text
+                for row in api.buttons(message)
+                for text, data in row
+                if data and data.startswith("A:")
+            ]
+            return (message, actions[0]) if actions else None
+    return None
+
+
+async def test_without_a_token_it_says_what_to_set_in_one_line(tmp_path: Path) -> None:
+    env = {k: v for k, v in os.environ.items() if k != "TELEGRAM_BOT_TOKEN"}
+    env["PYTHONPATH"] = str(ROOT)
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await process.communicate()
+    assert process.returncode != 0
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1 and "TELEGRAM_BOT_TOKEN" in lines[0]
+    assert out == b""
+
+
+async def test_a_game_over_http_survives_kill_9(
+    server: tuple[FakeBotApi, str], tmp_path: Path
+) -> None:
+    api, base_url = server
+    bot = BotProcess(bot_env(base_url, api.token, tmp_path))
+    anna, boris = api.add_user("Anna"), api.add_user("Boris")
+    group = api.add_group("Card club", admins=[anna], members=[boris])
+    try:
+        await bot.start()
+        await api.wait_until(lambda: bool(api.calls_of("getUpdates")), timeout=30)
+        assert (tmp_path / "data" / "cardroom.db").exists(), "data folder created, migrated"
+
+        await api.send_text(anna, group, "/new rank")
+        await api.wait_until(lambda: bool(api.bot_messages(group)), timeout=15)
+        table = api.bot_messages(group)[0]
+        join = await api.press(boris, table, "✋ Join")
+        await api.wait_until(lambda: join.answered and "2. Boris" in table.text, timeout=15)
+        start = await api.press(anna, table, "▶️ Start")
+        await api.wait_until(lambda: start.answered and "Round 1" in table.text, timeout=15)
+        await api.wait_until(
+            lambda: bool(panel_button(api, anna) or panel_button(api, boris)), timeout=15
+        )
+        mover = anna if panel_button(api, anna) else boris
+        found = panel_button(api, mover)
+        assert found is not None
+        played = await api.press(mover, *found)
+        await api.wait_until(lambda: played.answered, timeout=15)
+        await api.wait_until(lambda: "played" in table.text or "drew" in table.text, timeout=15)
+        before = table.text
+
+        await bot.kill()
+        await bot.start()
+        # The game goes on where it was: the next player's buttons work.
+        await api.wait_until(lambda: len(api.calls_of("getUpdates")) > 2, timeout=30)
+        other = boris if mover is anna else anna
+        await api.wait_until(lambda: panel_button(api, other) is not None, timeout=15)
+        found = panel_button(api, other)
+        assert found is not None
+        after_restart = await api.press(other, *found)
+        await api.wait_until(lambda: after_restart.answered, timeout=15)
+        assert after_restart.text in (None, "")
+        await api.wait_until(lambda: table.text != before, timeout=15)
+        assert "Round" in table.text
+    finally:
+        await bot.stop()
+    log = bot.log.decode()
+    assert "Traceback" not in log and " ERROR " not in log, log
+    assert api.token not in log, "the token never reaches the log"
