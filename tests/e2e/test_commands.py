@@ -1,0 +1,95 @@
+"""The commands and the menus, as a user meets them."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.harness import Harness, sqlite_url
+from tests.e2e.test_rank_game import press
+from tests.fakes import FakeBotApi, FakeChat, FakeUser
+
+
+@pytest.fixture
+async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
+    api = FakeBotApi(flood_limits=False)
+    harness = Harness(api, sqlite_url(tmp_path))
+    await harness.start()
+    yield harness
+    await harness.stop()
+
+
+async def say(h: Harness, user: FakeUser, chat: FakeChat | None, text: str) -> str:
+    """Send a command and return the bot's reply text."""
+    target = chat if chat is not None else user
+    count = len(h.api.bot_messages(target))
+    await h.api.send_text(user, chat, text)
+    await h.api.wait_until(lambda: len(h.api.bot_messages(target)) > count)
+    await h.settle()
+    return h.api.bot_messages(target)[-1].text
+
+
+async def test_command_menus_are_registered_for_private_chats_and_groups(
+    harness: Harness,
+) -> None:
+    scopes = {
+        call["scope"]["type"]: call["commands"] for call in harness.api.calls_of("setMyCommands")
+    }
+    private = {c["command"] for c in scopes["all_private_chats"]}
+    group = {c["command"] for c in scopes["all_group_chats"]}
+    assert {"new", "rules", "stats", "top", "help", "language"} <= private
+    assert {"new", "cancel", "rules", "top", "help"} <= group
+
+
+async def test_help_rules_and_start(harness: Harness) -> None:
+    h, api = harness, harness.api
+    anna = api.add_user("Anna")
+    assert "/new" in await say(h, anna, None, "/start")
+    assert "/rules" in await say(h, anna, None, "/help")
+    rules = await say(h, anna, None, "/rules rank")
+    assert "Rank" in rules and "joker" in rules
+    picker = await say(h, anna, None, "/rules")
+    assert "Which game" in picker
+    message = api.bot_messages(anna)[-1]
+    await press(h, anna, message, "Rank")
+    assert "joker" in api.bot_messages(anna)[-1].text
+
+
+async def test_bare_new_offers_the_games_and_cancel_ends_the_lobby(harness: Harness) -> None:
+    h, api = harness, harness.api
+    anna, boris = api.add_user("Anna"), api.add_user("Boris")
+    group = api.add_group("Card club", admins=[anna], members=[boris])
+    assert "Which game" in await say(h, anna, group, "/new")
+    picker = api.bot_messages(group)[-1]
+    await press(h, anna, picker, "Rank")
+    lobby = h.table(group)
+    assert "Rank — a new game" in lobby.text
+    second = await say(h, boris, group, "/new rank")
+    assert "already a game open here" in second
+    refused = await say(h, boris, group, "/cancel")
+    assert "Only the player who opened the game" in refused
+    assert "cancelled" in await say(h, anna, group, "/cancel")
+    assert "was cancelled" in lobby.text
+    assert "Rank — a new game" in await say(h, boris, group, "/new rank")
+
+
+async def test_unknown_game_and_empty_boards(harness: Harness) -> None:
+    h, api = harness, harness.api
+    anna = api.add_user("Anna")
+    group = api.add_group("Card club", admins=[anna])
+    assert "I do not know that game" in await say(h, anna, group, "/new chess")
+    assert "Nobody has finished a game here yet" in await say(h, anna, group, "/top")
+    assert "you have not finished a game yet" in await say(h, anna, group, "/stats")
+
+
+async def test_a_flood_wait_is_retried_and_never_surfaces(harness: Harness) -> None:
+    h, api = harness, harness.api
+    anna, boris = api.add_user("Anna"), api.add_user("Boris")
+    group = api.add_group("Card club", admins=[anna], members=[boris])
+    await say(h, anna, group, "/new rank")
+    api.fail_next("editMessageText", 429, "Too Many Requests: retry after 1", retry_after=1)
+    await press(h, boris, h.table(group), "✋ Join")
+    await api.wait_until(lambda: "2. Boris" in h.table(group).text, timeout=10)
+    assert api.stats.errors[("editMessageText", 429)] == 1
