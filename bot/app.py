@@ -101,5 +101,6 @@ def build_application(
         publisher=publisher,
     )
     application.bot_data["cardroom"] = room
+    publisher.on_chat_moved = room.move_chat
     handlers.register(application)
     return application

@@ -16,7 +16,7 @@ from bot.services.locks import GameLocks
 from bot.services.types import Actor, AdminCheck, ChatRef, GameSnapshot, JoinResult, ServiceError
 from bot.storage.database import Database
 from bot.storage.models import CANCELLED, LOBBY, PLAYING, GameRow, SeatRow
-from bot.storage.repositories import Chats, Games, Seats, Users
+from bot.storage.repositories import ChatMoves, Chats, Games, Seats, Users
 
 logger = logging.getLogger(__name__)
 
@@ -311,6 +311,34 @@ class LobbyService:
                 )
             await session.flush()
             return await self._deal(await self.store.load_row(session, row))
+
+    # -- the chat itself changes ------------------------------------------------------------
+
+    async def chat_moved(self, old_chat_id: int, new_chat_id: int) -> list[GameSnapshot]:
+        """A group became a supergroup: its lobbies, games, settings and boards move along.
+
+        Returns the open games, whose tables must be posted again in the new chat.
+        """
+        async with self.db.transaction() as session:
+            open_ids = await ChatMoves(session).move(old_chat_id, new_chat_id)
+            return [(await self.store.load(session, game_id)).snapshot() for game_id in open_ids]
+
+    async def bot_removed(self, chat_id: int) -> list[GameSnapshot]:
+        """The bot left or was removed from a group: its lobbies and games end, cancelled."""
+        async with self.db.transaction() as session:
+            open_ids = await Games(session).open_in_chat(chat_id)
+        cancelled = []
+
+        async def anyone() -> bool:
+            return True
+
+        system = Actor(0, "")
+        for game_id in open_ids:
+            try:
+                cancelled.append(await self.cancel(game_id, system, anyone))
+            except ServiceError as refused:
+                logger.info("Game %s not cancelled: %s", game_id, refused.code)
+        return cancelled
 
     # -- helpers ------------------------------------------------------------------------
 

@@ -86,6 +86,51 @@ class Chats:
         return row
 
 
+class ChatMoves:
+    """Moving everything of a chat to its new id (a group upgraded to a supergroup)."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def move(self, old_id: int, new_id: int) -> list[int]:
+        """Re-point games and results; returns the open games, whose messages must be re-sent."""
+        old = await self.session.get(ChatRow, old_id)
+        if old is None:
+            return []
+        new = await self.session.get(ChatRow, new_id)
+        if new is None:
+            new = ChatRow(
+                id=new_id,
+                kind="supergroup",
+                title=old.title,
+                language=old.language,
+                settings=dict(old.settings or {}),
+            )
+            self.session.add(new)
+            await self.session.flush()
+        await self.session.execute(
+            update(GameRow)
+            .where(GameRow.chat_id == old_id)
+            .values(chat_id=new_id)
+            .execution_options(synchronize_session=False)
+        )
+        await self.session.execute(
+            update(ResultRow).where(ResultRow.chat_id == old_id).values(chat_id=new_id)
+        )
+        open_ids = list(
+            await self.session.scalars(
+                select(GameRow.id).where(
+                    GameRow.chat_id == new_id, GameRow.status.in_(OPEN_STATUSES)
+                )
+            )
+        )
+        await self.session.execute(
+            update(GameRow).where(GameRow.id.in_(open_ids)).values(table_message_id=None)
+        )
+        await self.session.delete(old)
+        return open_ids
+
+
 class Games:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
@@ -159,6 +204,16 @@ class Games:
     async def next_deadline(self) -> float | None:
         return await self.session.scalar(
             select(func.min(GameRow.deadline_at)).where(GameRow.status == PLAYING)
+        )
+
+    async def open_in_chat(self, chat_id: int) -> list[int]:
+        """Open lobbies and games of a chat, in every topic."""
+        return list(
+            await self.session.scalars(
+                select(GameRow.id).where(
+                    GameRow.chat_id == chat_id, GameRow.status.in_(OPEN_STATUSES)
+                )
+            )
         )
 
     async def open_game_ids(self) -> list[int]:

@@ -22,7 +22,14 @@ from dataclasses import dataclass, field
 
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
 from telegram.constants import ParseMode
-from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
+from telegram.error import (
+    BadRequest,
+    ChatMigrated,
+    Forbidden,
+    NetworkError,
+    RetryAfter,
+    TelegramError,
+)
 
 from bot.i18n import Translator, translator
 from bot.services.types import GameSnapshot
@@ -89,6 +96,8 @@ class Publisher:
         self.private_interval = private_interval
         self.wall_clock = wall_clock
         self._slots: dict[tuple[int, int], Slot] = {}
+        #: Told when a send finds its group upgraded (set by the composition root).
+        self.on_chat_moved: Callable[[int, int], Awaitable[None]] | None = None
         self._free_at: dict[int, float] = {}
 
     # -- publishing ---------------------------------------------------------------------
@@ -136,6 +145,14 @@ class Publisher:
         panel.screen = None
         panel.render = render
         self._touch(panel, snapshot)
+
+    def chat_moved(self, old_id: int, new_id: int) -> None:
+        """A group became a supergroup: its messages must be posted again under the new id."""
+        for slot in self._slots.values():
+            if slot.chat_id == old_id:
+                slot.chat_id = new_id
+                slot.message_id = None
+                slot.sent = None
 
     def show_screen(self, game_id: int, seat: int, screen: str) -> bool:
         """Switch a panel to a sub-screen (e.g. the joker's rank picker); False if unknown."""
@@ -211,6 +228,14 @@ class Publisher:
                     delay,
                 )
                 await asyncio.sleep(delay)
+                slot.dirty = True
+            except ChatMigrated as moved:
+                logger.info("Chat %s is now %s", slot.chat_id, moved.new_chat_id)
+                old_id = slot.chat_id
+                self.chat_moved(old_id, moved.new_chat_id)
+                if self.on_chat_moved is not None:
+                    await self.on_chat_moved(old_id, moved.new_chat_id)
+                slot.chat_id, slot.message_id = moved.new_chat_id, None
                 slot.dirty = True
             except TelegramError as error:
                 logger.warning("Delivery to chat %s refused: %s", slot.chat_id, error)

@@ -7,7 +7,7 @@ short answer and change nothing.
 from __future__ import annotations
 
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from telegram import (
@@ -20,13 +20,15 @@ from telegram import (
     Update,
     User,
 )
-from telegram.constants import ChatMemberStatus, ParseMode
+from telegram.constants import ChatMemberStatus, ChatType, ParseMode
 from telegram.error import Forbidden, TelegramError
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
+    ChatMemberHandler,
     CommandHandler,
     ContextTypes,
+    MessageHandler,
     filters,
 )
 
@@ -40,6 +42,7 @@ from bot.telegram import callbacks
 from bot.telegram.delivery import Publisher
 from bot.telegram.render import has_renderer
 from bot.telegram.render.common import esc, game_name
+from bot.telegram.throttle import PressThrottle
 
 logger = logging.getLogger(__name__)
 
@@ -54,6 +57,14 @@ class Cardroom:
     play: PlayService
     stats: StatsService
     publisher: Publisher
+    throttle: PressThrottle = field(default_factory=PressThrottle)
+
+    async def move_chat(self, old_id: int, new_id: int) -> None:
+        """A group became a supergroup: move its games and post their tables there."""
+        self.publisher.chat_moved(old_id, new_id)
+        for snapshot in await self.lobby.chat_moved(old_id, new_id):
+            self.publisher.publish(snapshot)
+        logger.info("Chat %s moved to %s", old_id, new_id)
 
 
 def cardroom(context: ContextTypes.DEFAULT_TYPE) -> Cardroom:
@@ -310,6 +321,9 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         return
     t = user_translator(query.from_user)
     answer: dict[str, Any] = {}
+    if not cardroom(context).throttle.allow(query.from_user.id):
+        await _answer(query, {"text": t("error.too_fast")})
+        return
     try:
         press = callbacks.parse(query.data)
         answer = await _dispatch(press, query, context, t)
@@ -431,6 +445,29 @@ async def _dispatch(
     raise callbacks.BadCallback("unhandled")
 
 
+# -- the chat itself --------------------------------------------------------------------
+
+
+async def handle_migration(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """A group became a supergroup: move its games along and post their tables there."""
+    message = update.effective_message
+    if message is None or message.migrate_to_chat_id is None:
+        return
+    await cardroom(context).move_chat(message.chat.id, message.migrate_to_chat_id)
+
+
+async def handle_my_membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """The bot was removed from a group: its lobbies and games are cancelled."""
+    change = update.my_chat_member
+    if change is None or change.chat.type == ChatType.PRIVATE:
+        return
+    if change.new_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
+        room = cardroom(context)
+        for snapshot in await room.lobby.bot_removed(change.chat.id):
+            room.publisher.publish(snapshot)
+        logger.info("Removed from chat %s; its games are cancelled", change.chat.id)
+
+
 # -- errors -----------------------------------------------------------------------------
 
 
@@ -451,4 +488,8 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     application.add_handler(CommandHandler("top", handle_top))
     application.add_handler(CommandHandler("language", handle_language))
     application.add_handler(CallbackQueryHandler(handle_button))
+    application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handle_migration))
+    application.add_handler(
+        ChatMemberHandler(handle_my_membership, ChatMemberHandler.MY_CHAT_MEMBER)
+    )
     application.add_error_handler(handle_error)

@@ -98,8 +98,9 @@ class Harness:
     # -- looking at chats ------------------------------------------------------------------
 
     def table(self, group: FakeChat) -> FakeMessage:
-        """The newest lobby/table message in the group."""
-        return next(m for m in reversed(self.api.bot_messages(group)) if "game" in m.text)
+        """The newest lobby/table message in the group (they open with 🎴, or 🚫 cancelled)."""
+        return next(m for m in reversed(self.api.bot_messages(group))
+                    if m.text.startswith(("🎴", "🚫")))
 
     def panel(self, user: FakeUser) -> FakeMessage | None:
         """The player's newest game panel in his DM."""
