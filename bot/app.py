@@ -102,5 +102,6 @@ def build_application(
     )
     application.bot_data["cardroom"] = room
     publisher.on_chat_moved = room.move_chat
+    publisher.on_unreachable = room.seat_unreachable
     handlers.register(application)
     return application

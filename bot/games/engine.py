@@ -24,6 +24,8 @@ Options = Mapping[str, Any]
 
 #: Option present in every game: seconds in one turn window.
 TURN_SECONDS = "turn_seconds"
+#: Option present in every game: consecutive timeouts before a computer takes a seat over.
+AUTOPILOT_AFTER = "autopilot_after"
 #: Option present in every game: the seat that deals (``None`` or absent: by lot).
 DEALER = "dealer"
 

@@ -17,9 +17,19 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.engine import Event, Rules
 from bot.games.registry import get_rules
+from bot.services.ratings import record_game
 from bot.services.snapshots import build_snapshot, seat_infos
 from bot.services.types import GameSnapshot, SeatInfo, ServiceError
-from bot.storage.models import FINISHED, PLAYING, ChatRow, GameRow, ResultRow, SeatRow, utcnow
+from bot.storage.models import (
+    FINISHED,
+    PLAYING,
+    ChatRow,
+    GameRow,
+    ResultRow,
+    SeatRow,
+    UserRow,
+    utcnow,
+)
 from bot.storage.repositories import Actions, Chats, Games, Results, Seats, Users
 
 #: How many public events the table's short log keeps.
@@ -40,8 +50,13 @@ class LoadedGame:
     session: AsyncSession
     row: GameRow
     seats: list[SeatRow]
-    infos: tuple[SeatInfo, ...]
+    users: dict[int, UserRow]
     chat: ChatRow | None
+
+    @property
+    def infos(self) -> tuple[SeatInfo, ...]:
+        """The seats as the snapshot shows them (re-read: timeouts change within a step)."""
+        return seat_infos(self.seats, self.users, self.row.options)
 
     @property
     def rules(self) -> Rules[Any, Any]:
@@ -49,6 +64,10 @@ class LoadedGame:
 
     def seat_of(self, user_id: int) -> SeatRow | None:
         return next((s for s in self.seats if s.user_id == user_id), None)
+
+    def computer_seats(self) -> set[int]:
+        """Seats a computer plays now: computer players and persons on autopilot."""
+        return {info.seat for info in self.infos if info.played_by_computer}
 
     def snapshot(self, *, state: Any = None, events: tuple[Event, ...] = ()) -> GameSnapshot:
         return build_snapshot(self.row, self.infos, self.chat, state=state, events=events)
@@ -71,14 +90,13 @@ class GameStore:
         seats = await Seats(session).of_game(row.id)
         users = await Users(session).by_ids([s.user_id for s in seats if s.user_id is not None])
         chat = await Chats(session).get(row.chat_id)
-        return LoadedGame(session, row, seats, seat_infos(seats, users), chat)
+        return LoadedGame(session, row, seats, users, chat)
 
     def deadline(
-        self, rules: Rules[Any, Any], state: Any, seats: list[SeatRow], now: float
+        self, rules: Rules[Any, Any], state: Any, computers: set[int], now: float
     ) -> float | None:
         """When this game next needs the poller: its open window, or a computer's move."""
         deadline = rules.next_deadline(state)
-        computers = {s.seat for s in seats if s.is_computer}
         if computers.intersection(rules.acting_seats(state)):
             move_at = now + self.computer_delay
             deadline = move_at if deadline is None else min(deadline, move_at)
@@ -102,7 +120,9 @@ class GameStore:
         status = status or (FINISHED if outcome is not None else row.status)
         public_events = [e.dump() for e in events if e.only_seat is None]
         recent = [*(row.recent or ()), *public_events][-RECENT_EVENTS:]
-        deadline = None if status != PLAYING else self.deadline(rules, state, game.seats, now)
+        deadline = (
+            None if status != PLAYING else self.deadline(rules, state, game.computer_seats(), now)
+        )
         values: dict[str, Any] = {
             "state": rules.dump(state),
             "status": status,
@@ -134,5 +154,13 @@ class GameStore:
                         chat_id=row.chat_id,
                     )
                 )
+            await record_game(
+                game.session,
+                game_id=row.id,
+                chat_id=row.chat_id,
+                game_key=row.game_key,
+                players=[info.user_id for info in game.infos],
+                places=outcome.places,
+            )
         games.mirror(row, version=new_version, **values)
         return game.snapshot(state=state, events=events)

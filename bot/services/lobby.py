@@ -9,10 +9,11 @@ from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from bot.games.engine import DEALER, TURN_SECONDS, Rules
+from bot.games.engine import AUTOPILOT_AFTER, DEALER, TURN_SECONDS, Rules
 from bot.games.registry import GAMES, get_rules
 from bot.services.games import GameStore, LoadedGame, step_rng
 from bot.services.locks import GameLocks
+from bot.services.snapshots import DEFAULT_AUTOPILOT_AFTER
 from bot.services.types import Actor, AdminCheck, ChatRef, GameSnapshot, JoinResult, ServiceError
 from bot.storage.database import Database
 from bot.storage.models import CANCELLED, LOBBY, PLAYING, GameRow, SeatRow
@@ -20,6 +21,8 @@ from bot.storage.repositories import ChatMoves, Chats, Games, Seats, Users
 
 logger = logging.getLogger(__name__)
 
+#: How many missed turns in a row hand a seat to the computer.
+AUTOPILOT_CHOICES = (1, 2, 3, 5)
 #: Turn windows a lobby can choose, in seconds (the configured default is added if missing).
 TURN_CHOICES = (30, 60, 90, 120, 300)
 
@@ -63,6 +66,7 @@ class LobbyService:
     def default_options(self, rules: Rules[Any, Any]) -> dict[str, Any]:
         options: dict[str, Any] = {spec.key: spec.default for spec in rules.options}
         options[TURN_SECONDS] = self.turn_seconds
+        options[AUTOPILOT_AFTER] = DEFAULT_AUTOPILOT_AFTER
         return options
 
     async def open(self, chat: ChatRef, actor: Actor, game_key: str) -> GameSnapshot:
@@ -219,6 +223,7 @@ class LobbyService:
     def option_choices(self, rules: Rules[Any, Any]) -> dict[str, tuple[Any, ...]]:
         choices = {spec.key: spec.choices for spec in rules.options}
         choices[TURN_SECONDS] = turn_choices(self.turn_seconds)
+        choices[AUTOPILOT_AFTER] = AUTOPILOT_CHOICES
         return choices
 
     # -- starting and ending ------------------------------------------------------------

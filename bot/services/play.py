@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import logging
 
-from bot.games.engine import IllegalAction
+from bot.games.engine import Event, IllegalAction
 from bot.services.games import GameStore, LoadedGame, step_rng
 from bot.services.locks import GameLocks
+from bot.services.snapshots import UNREACHABLE
 from bot.services.types import GameSnapshot, ServiceError
 from bot.storage.database import Database
-from bot.storage.models import PLAYING
+from bot.storage.models import CANCELLED, PLAYING
 from bot.storage.repositories import Games, Seats
 
 logger = logging.getLogger(__name__)
@@ -140,21 +141,85 @@ class PlayService:
                     game, state, (), seat=None, source="rearm", action=None, now=now
                 )
             step = rules.on_deadline(state, rng, now)
+            events = list(step.events)
+            before = game.computer_seats()
             for event in step.events:
                 if event.code.endswith(".timeout") and event.seat is not None:
                     seat = next(s for s in game.seats if s.seat == event.seat)
                     seat.timeouts += 1
+            events += [
+                Event("seat.autopilot", seat) for seat in sorted(game.computer_seats() - before)
+            ]
+            status = CANCELLED if self._everyone_away(game) else None
+            if status is not None:
+                events.append(Event("seat.all_away"))
             return await self.store.commit_step(
                 game,
                 step.state,
-                step.events,
+                tuple(events),
                 seat=None,
                 source="timeout",
                 action=None,
                 now=now,
+                status=status,
             )
 
     @staticmethod
     def _computer_to_move(game: LoadedGame, acting: tuple[int, ...]) -> int | None:
-        computers = {s.seat for s in game.seats if s.is_computer}
+        computers = game.computer_seats()
         return next((seat for seat in acting if seat in computers), None)
+
+    @staticmethod
+    def _everyone_away(game: LoadedGame) -> bool:
+        """Every person's seat is played by the computer: nobody is left to play for."""
+        return all(info.played_by_computer for info in game.infos)
+
+    # -- absent players ------------------------------------------------------------------
+
+    async def take_back(self, game_id: int, user_id: int) -> GameSnapshot:
+        """ "Take my seat back": the player plays again from his next decision on."""
+        return await self._set_away(game_id, user_id=user_id, seat_number=None, away=False)
+
+    async def unreachable(self, game_id: int, seat_number: int) -> GameSnapshot | None:
+        """The player cannot be messaged (he blocked the bot): a computer plays for him."""
+        try:
+            return await self._set_away(game_id, user_id=None, seat_number=seat_number, away=True)
+        except ServiceError as refused:
+            logger.info(
+                "Seat %s of game %s not handed over: %s", seat_number, game_id, refused.code
+            )
+            return None
+
+    async def _set_away(
+        self, game_id: int, *, user_id: int | None, seat_number: int | None, away: bool
+    ) -> GameSnapshot:
+        async with self.locks.hold(game_id), self.db.transaction() as session:
+            game = await self.store.load(session, game_id)
+            seat = (
+                game.seat_of(user_id)
+                if user_id is not None
+                else next((s for s in game.seats if s.seat == seat_number), None)
+            )
+            if seat is None or seat.user_id is None:
+                raise ServiceError("play.not_a_player")
+            if game.row.status != PLAYING:
+                raise ServiceError("play.game_over")
+            if (seat.seat in game.computer_seats()) == away:
+                return game.snapshot()
+            seat.timeouts = UNREACHABLE if away else 0
+            events = [Event("seat.autopilot" if away else "seat.back", seat.seat)]
+            status = None
+            if away and self._everyone_away(game):
+                status = CANCELLED
+                events.append(Event("seat.all_away"))
+            state = game.rules.load(game.row.state or {})
+            return await self.store.commit_step(
+                game,
+                state,
+                tuple(events),
+                seat=seat.seat,
+                source="away" if away else "back",
+                action=None,
+                now=self.store.clock(),
+                status=status,
+            )

@@ -2,22 +2,44 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
-from bot.games.engine import Event, Rules
+from bot.games.engine import AUTOPILOT_AFTER, Event, Rules
 from bot.games.registry import get_rules
 from bot.i18n import pick_language
 from bot.services.types import GameSnapshot, SeatInfo
 from bot.storage.models import PLAYING, ChatRow, GameRow, SeatRow, UserRow
 
+#: Consecutive timeouts after which a computer plays a person's seat, unless a lobby says.
+DEFAULT_AUTOPILOT_AFTER = 2
+#: ``timeouts`` of a seat whose player cannot be messaged: on autopilot whatever the option.
+UNREACHABLE = 1000
 
-def seat_infos(seats: list[SeatRow], users: dict[int, UserRow]) -> tuple[SeatInfo, ...]:
+
+def autopilot_after(options: Mapping[str, Any]) -> int:
+    value = options.get(AUTOPILOT_AFTER, DEFAULT_AUTOPILOT_AFTER)
+    return value if isinstance(value, int) and value > 0 else DEFAULT_AUTOPILOT_AFTER
+
+
+def seat_infos(
+    seats: list[SeatRow], users: dict[int, UserRow], options: Mapping[str, Any]
+) -> tuple[SeatInfo, ...]:
+    limit = autopilot_after(options)
     infos = []
     for row in seats:
         user = users.get(row.user_id) if row.user_id is not None else None
         language = pick_language(user.language, user.language_code) if user else "en"
         infos.append(
-            SeatInfo(row.seat, row.user_id, row.name, language, row.dm_message_id, row.timeouts)
+            SeatInfo(
+                row.seat,
+                row.user_id,
+                row.name,
+                language,
+                row.dm_message_id,
+                row.timeouts,
+                autopilot=row.user_id is not None and row.timeouts >= limit,
+            )
         )
     return tuple(infos)
 

@@ -54,10 +54,16 @@ class SeatInfo:
     language: str
     dm_message_id: int | None
     timeouts: int
+    #: A person's seat that a computer plays for now (he timed out or cannot be messaged).
+    autopilot: bool = False
 
     @property
     def is_computer(self) -> bool:
         return self.user_id is None
+
+    @property
+    def played_by_computer(self) -> bool:
+        return self.user_id is None or self.autopilot
 
 
 @dataclass(frozen=True, slots=True)

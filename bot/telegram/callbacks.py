@@ -4,7 +4,8 @@ Formats (``<game>`` and ``<version>`` are decimal numbers):
 
 - ``N:<key>``                       open a lobby of this game (the bare ``/new`` picker)
 - ``L:<game>:<op>``                 a lobby button: join, leave, bot, unbot, start, cancel,
-                                    or ``o.<option>`` to cycle an option
+                                    back (take one's seat back from the computer), or
+                                    ``o.<option>`` to cycle an option
 - ``A:<game>:<version>:<code>``     a game action, as the engine encodes it
 - ``U:<game>:<version>:<screen>``   a panel screen that is not yet an action (e.g. the
                                     joker's rank picker)
@@ -24,7 +25,7 @@ _NUMBER = r"(0|[1-9][0-9]{0,11})"
 _TOKEN = r"([A-Za-z0-9_.\-]{1,32})"
 _PATTERNS: Final = {
     "N": re.compile(rf"N:{_TOKEN}"),
-    "L": re.compile(rf"L:{_NUMBER}:(join|leave|bot|unbot|start|cancel|o\.[a-z0-9_]{{1,24}})"),
+    "L": re.compile(rf"L:{_NUMBER}:(join|leave|bot|unbot|start|cancel|back|o\.[a-z0-9_]{{1,24}})"),
     "A": re.compile(rf"A:{_NUMBER}:{_NUMBER}:{_TOKEN}"),
     "U": re.compile(rf"U:{_NUMBER}:{_NUMBER}:{_TOKEN}"),
     "R": re.compile(rf"R:{_NUMBER}"),
@@ -32,7 +33,7 @@ _PATTERNS: Final = {
     "G": re.compile(r"G:([a-z]{2})"),
 }
 
-LOBBY_OPS: Final = ("join", "leave", "bot", "unbot", "start", "cancel")
+LOBBY_OPS: Final = ("join", "leave", "bot", "unbot", "start", "cancel", "back")
 
 
 @dataclass(frozen=True, slots=True)

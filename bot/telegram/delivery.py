@@ -61,6 +61,8 @@ def to_markup(content: Content) -> InlineKeyboardMarkup | None:
 class Slot:
     """One message kept up to date."""
 
+    game_id: int
+    seat: int | None
     chat_id: int
     thread_id: int | None
     private: bool
@@ -98,6 +100,8 @@ class Publisher:
         self._slots: dict[tuple[int, int], Slot] = {}
         #: Told when a send finds its group upgraded (set by the composition root).
         self.on_chat_moved: Callable[[int, int], Awaitable[None]] | None = None
+        #: Told when a player's panel cannot be delivered (he blocked the bot).
+        self.on_unreachable: Callable[[int, int], Awaitable[None]] | None = None
         self._free_at: dict[int, float] = {}
 
     # -- publishing ---------------------------------------------------------------------
@@ -175,6 +179,8 @@ class Publisher:
         slot = self._slots.get(key)
         if slot is None:
             slot = Slot(
+                key[0],
+                key[1] if key[1] >= 0 else None,
                 chat_id,
                 thread_id,
                 private,
@@ -285,6 +291,8 @@ class Publisher:
         except Forbidden as error:
             slot.unreachable = True
             logger.warning("Cannot message chat %s: %s", slot.chat_id, error)
+            if slot.seat is not None and self.on_unreachable is not None:
+                await self.on_unreachable(slot.game_id, slot.seat)
             return
         slot.message_id = sent.message_id
         slot.sent = content

@@ -66,6 +66,12 @@ class Cardroom:
             self.publisher.publish(snapshot)
         logger.info("Chat %s moved to %s", old_id, new_id)
 
+    async def seat_unreachable(self, game_id: int, seat: int) -> None:
+        """A player blocked the bot: a computer plays his seat until he takes it back."""
+        snapshot = await self.play.unreachable(game_id, seat)
+        if snapshot is not None:
+            self.publisher.publish(snapshot)
+
 
 def cardroom(context: ContextTypes.DEFAULT_TYPE) -> Cardroom:
     room: Cardroom = context.bot_data["cardroom"]
@@ -410,6 +416,9 @@ async def _dispatch(
         case callbacks.LobbyPress(game_id, "start"):
             room.publisher.publish(await room.lobby.start(game_id, actor, admin))
             return {"text": t("lobby.started")}
+        case callbacks.LobbyPress(game_id, "back"):
+            room.publisher.publish(await room.play.take_back(game_id, user.id))
+            return {"text": t("lobby.welcome_back")}
         case callbacks.LobbyPress(game_id, "cancel"):
             room.publisher.publish(await room.lobby.cancel(game_id, actor, admin))
             return {"text": t("lobby.cancelled")}

@@ -22,6 +22,7 @@ from bot.telegram.render.common import (
     render_lobby,
     render_results,
     seat_name,
+    take_back_keyboard,
     time_left,
 )
 from bot.telegram.render.content import Button, Content, Keyboard, rows
@@ -74,7 +75,7 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
         return render_lobby(t, snapshot, lobby_option_keys(snapshot, options))
     title = esc(game_name(t, snapshot.game_key))
     if snapshot.status == "cancelled":
-        return Content(t("table.cancelled", game=title))
+        return Content("\n".join([t("table.cancelled", game=title), *recent_lines(t, snapshot)]))
     lines = [t("table.title", game=title, number=snapshot.game_id), ""]
     lines += _renderer(snapshot.game_key).table(t, snapshot, now)
     keyboard: Keyboard = ()
@@ -114,6 +115,9 @@ def panel_content(
         place = snapshot.outcome.places[seat]
         footer = [t("panel.over", place=place, players=len(snapshot.seats))]
         keyboard = ()
+    elif snapshot.seats[seat].autopilot and snapshot.status == "playing":
+        footer = [t("panel.autopilot")]
+        keyboard = take_back_keyboard(t, snapshot)
     elif seat in snapshot.acting:
         footer = [t("panel.your_move", left=time_left(t, _window(snapshot), now)).strip()]
     elif snapshot.acting:

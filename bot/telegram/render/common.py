@@ -8,11 +8,11 @@ from html import escape
 from typing import Any
 
 from bot.games.cards import Card
-from bot.games.engine import TURN_SECONDS, Event
+from bot.games.engine import AUTOPILOT_AFTER, TURN_SECONDS, Event
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot, SeatInfo
 from bot.telegram.callbacks import LobbyPress, RematchPress, RulesPress
-from bot.telegram.render.content import Button, Content
+from bot.telegram.render.content import Button, Content, Keyboard
 
 #: Longest name shown; Telegram allows 64 characters, but a table must stay narrow.
 NAME_LIMIT = 24
@@ -27,8 +27,11 @@ def game_name(t: Translator, game_key: str) -> str:
     return t(f"game.{game_key}.name")
 
 
-def seat_name(t: Translator, snapshot: GameSnapshot, seat: int) -> str:
-    """The seat's name, HTML-escaped and shortened; computers are numbered in order."""
+def seat_name(t: Translator, snapshot: GameSnapshot, seat: int, *, marker: bool = True) -> str:
+    """The seat's name, HTML-escaped and shortened; computers are numbered in order.
+
+    With ``marker``, a person the computer is playing for now is marked 💤.
+    """
     info = snapshot.seats[seat]
     if info.is_computer:
         number = 1 + sum(1 for s in snapshot.seats[:seat] if s.is_computer)
@@ -36,7 +39,7 @@ def seat_name(t: Translator, snapshot: GameSnapshot, seat: int) -> str:
     name = info.name.strip() or "?"
     if len(name) > NAME_LIMIT:
         name = name[: NAME_LIMIT - 1] + "…"
-    return esc(name)
+    return esc(name) + (" 💤" if marker and info.autopilot else "")
 
 
 def rank_label(t: Translator, rank: int) -> str:
@@ -78,7 +81,7 @@ def format_args(
         elif name == "rank" and isinstance(value, int):
             readable[name] = rank_label(t, value)
         elif name.endswith("seat") and isinstance(value, int) and snapshot is not None:
-            readable[name] = seat_name(t, snapshot, value)
+            readable[name] = seat_name(t, snapshot, value, marker=False)
         else:
             readable[name] = value
     return readable
@@ -88,7 +91,7 @@ def event_line(t: Translator, snapshot: GameSnapshot, event: Event) -> str:
     """One sentence for an event: "Anna played 7♥"."""
     args = format_args(t, snapshot, event.args)
     if event.seat is not None and event.seat < len(snapshot.seats):
-        args["player"] = seat_name(t, snapshot, event.seat)
+        args["player"] = seat_name(t, snapshot, event.seat, marker=False)
     return t(f"event.{event.code}", **args)
 
 
@@ -141,7 +144,7 @@ def render_lobby(t: Translator, snapshot: GameSnapshot, option_keys: Iterable[st
 
 
 def lobby_option_keys(snapshot: GameSnapshot, game_options: Iterable[str]) -> list[str]:
-    return [TURN_SECONDS, *game_options]
+    return [TURN_SECONDS, AUTOPILOT_AFTER, *game_options]
 
 
 def place_line(t: Translator, snapshot: GameSnapshot, seat: SeatInfo, place: int) -> str:
@@ -166,6 +169,10 @@ def render_results(t: Translator, snapshot: GameSnapshot) -> list[str]:
 
 def _number(value: float) -> str:
     return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+
+
+def take_back_keyboard(t: Translator, snapshot: GameSnapshot) -> Keyboard:
+    return ((Button(t("button.take_back"), LobbyPress(snapshot.game_id, "back").encode()),),)
 
 
 def rematch_keyboard(t: Translator, snapshot: GameSnapshot) -> tuple[tuple[Button, ...], ...]:
