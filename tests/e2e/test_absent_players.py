@@ -43,7 +43,7 @@ async def anna_plays_boris_sleeps(h: Harness, anna: FakeUser, turns: int) -> Non
 async def test_two_missed_turns_hand_the_seat_to_the_computer_until_taken_back(
     harness: Harness,
 ) -> None:
-    h, api = harness, harness.api
+    h = harness
     anna, boris, group = await two_player_game(h)
     for _ in range(12):
         if "Boris 💤" in h.table(group).text:
@@ -68,8 +68,8 @@ async def test_two_missed_turns_hand_the_seat_to_the_computer_until_taken_back(
 
 
 async def test_when_everyone_is_away_the_game_is_called_off(harness: Harness) -> None:
-    h, _ = harness, harness.api
-    anna, boris, group = await two_player_game(h)
+    h = harness
+    _, _, group = await two_player_game(h)
     for _ in range(6):
         await h.tick(61)
         if "called off" in h.table(group).text:
