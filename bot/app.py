@@ -15,6 +15,7 @@ from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, BaseRa
 from telegram.request import BaseRequest
 
 from bot.services.games import GameStore
+from bot.services.languages import LanguageService
 from bot.services.lobby import LobbyService
 from bot.services.locks import GameLocks
 from bot.services.play import PlayService
@@ -99,6 +100,7 @@ def build_application(
         play=play,
         stats=StatsService(db),
         publisher=publisher,
+        languages=LanguageService(db),
     )
     application.bot_data["cardroom"] = room
     publisher.on_chat_moved = room.move_chat

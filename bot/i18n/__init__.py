@@ -24,7 +24,13 @@ logger = logging.getLogger(__name__)
 DOMAIN: Final = "cardroom"
 LOCALES: Final = Path(__file__).parent / "locales"
 DEFAULT_LANGUAGE: Final = "en"
-SUPPORTED_LANGUAGES: Final = ("en",)
+#: Every language with a catalog folder, English first.
+SUPPORTED_LANGUAGES: Final = tuple(
+    sorted(
+        (p.name for p in LOCALES.iterdir() if (p / "LC_MESSAGES").is_dir()),
+        key=lambda code: (code != DEFAULT_LANGUAGE, code),
+    )
+)
 
 
 def catalog_paths(language: str) -> list[Path]:

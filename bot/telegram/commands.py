@@ -12,7 +12,7 @@ from telegram import (
 )
 from telegram.error import TelegramError
 
-from bot.i18n import DEFAULT_LANGUAGE, translator
+from bot.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, translator
 
 logger = logging.getLogger(__name__)
 
@@ -21,16 +21,22 @@ GROUP_COMMANDS = ("new", "cancel", "rules", "top", "stats", "language", "help")
 
 
 async def register_commands(bot: Bot) -> None:
-    """Set the command menus (English; other languages come with their catalogs)."""
-    t = translator(DEFAULT_LANGUAGE)
+    """Set the command menus for private chats and groups, in every language we speak.
+
+    English is also the default for users whose app language we do not speak.
+    """
     try:
-        await bot.set_my_commands(
-            [BotCommand(c, t(f"command.{c}")) for c in PRIVATE_COMMANDS],
-            scope=BotCommandScopeAllPrivateChats(),
-        )
-        await bot.set_my_commands(
-            [BotCommand(c, t(f"command.{c}")) for c in GROUP_COMMANDS],
-            scope=BotCommandScopeAllGroupChats(),
-        )
+        for language in SUPPORTED_LANGUAGES:
+            t = translator(language)
+            code = None if language == DEFAULT_LANGUAGE else language
+            for commands, scope in (
+                (PRIVATE_COMMANDS, BotCommandScopeAllPrivateChats()),
+                (GROUP_COMMANDS, BotCommandScopeAllGroupChats()),
+            ):
+                await bot.set_my_commands(
+                    [BotCommand(c, t(f"command.{c}")) for c in commands],
+                    scope=scope,
+                    language_code=code,
+                )
     except TelegramError as error:
         logger.warning("Could not register the command menus: %s", error)

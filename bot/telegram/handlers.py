@@ -34,6 +34,7 @@ from telegram.ext import (
 
 from bot.games.registry import GAMES
 from bot.i18n import SUPPORTED_LANGUAGES, Translator, pick_language, translator
+from bot.services.languages import LanguageService
 from bot.services.lobby import LobbyService
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
@@ -57,6 +58,7 @@ class Cardroom:
     play: PlayService
     stats: StatsService
     publisher: Publisher
+    languages: LanguageService
     throttle: PressThrottle = field(default_factory=PressThrottle)
 
     async def move_chat(self, old_id: int, new_id: int) -> None:
@@ -89,8 +91,19 @@ def chat_of(chat: Chat, message: Message | None) -> ChatRef:
     return ChatRef(chat.id, chat.type, chat.title or chat.full_name, topic)
 
 
-def user_translator(user: User | None) -> Translator:
-    return translator(pick_language(user.language_code if user else None))
+async def personal(context: ContextTypes.DEFAULT_TYPE, user: User) -> Translator:
+    """Words for one user: a callback answer, a DM."""
+    return translator(await cardroom(context).languages.for_user(actor_of(user)))
+
+
+async def speaker(context: ContextTypes.DEFAULT_TYPE, update: Update) -> Translator:
+    """Words for a reply in the chat of the update: the group's language, or the user's."""
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None:
+        return translator(pick_language(user.language_code if user else None))
+    where = chat_of(chat, update.effective_message)
+    actor = actor_of(user) if user is not None else None
+    return translator(await cardroom(context).languages.for_chat(where, actor))
 
 
 def available_games() -> list[str]:
@@ -135,7 +148,7 @@ async def handle_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     if message is None or user is None or update.effective_chat is None:
         return
     room = cardroom(context)
-    t = user_translator(user)
+    t = await personal(context, user)
     actor = actor_of(user)
     chat = chat_of(update.effective_chat, message)
     if context.args:
@@ -157,7 +170,7 @@ async def handle_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     """``/help``: what the bot does and its commands."""
     if update.effective_message is None:
         return
-    t = user_translator(update.effective_user)
+    t = await speaker(context, update)
     await reply(update.effective_message, t("help.text"))
 
 
@@ -166,7 +179,7 @@ async def handle_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     message = update.effective_message
     if message is None:
         return
-    t = user_translator(update.effective_user)
+    t = await speaker(context, update)
     key = context.args[0].lower() if context.args else ""
     if key in available_games():
         await reply(message, t(f"rules.{key}"))
@@ -179,7 +192,7 @@ async def handle_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     message, user = update.effective_message, update.effective_user
     if message is None or user is None or update.effective_chat is None:
         return
-    t = user_translator(user)
+    t = await speaker(context, update)
     key = context.args[0].lower() if context.args else ""
     if not key:
         await reply(message, t("new.pick"), reply_markup=_game_buttons(t, callbacks.NewGame))
@@ -195,8 +208,9 @@ async def _open_lobby(
 ) -> None:
     """Open a lobby in a group; in a private chat, deal a game against the computer."""
     room = cardroom(context)
-    t = user_translator(user)
     where, actor = chat_of(chat, message), actor_of(user)
+    await room.languages.adopt(where, actor)
+    t = translator(await room.languages.for_chat(where, actor))
     try:
         if where.is_private:
             snapshot = await room.lobby.quick_start(where, actor, key)
@@ -214,7 +228,7 @@ async def _open_lobby(
             do_quote=False,
         )
         return
-    if not snapshot.seats and await _reachable(context, user, t):
+    if not snapshot.seats and await _reachable(context, user, await personal(context, user)):
         await room.lobby.mark_started(actor)
         snapshot = (await room.lobby.join(snapshot.game_id, actor)).snapshot
     room.publisher.publish(snapshot)
@@ -226,7 +240,7 @@ async def handle_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     if message is None or user is None or chat is None:
         return
     room = cardroom(context)
-    t = user_translator(user)
+    t = await speaker(context, update)
     try:
         snapshot = await room.lobby.cancel_in_topic(
             chat_of(chat, message), actor_of(user), admin_check(context, chat.id, user.id)
@@ -243,7 +257,7 @@ async def handle_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     message, user = update.effective_message, update.effective_user
     if message is None or user is None:
         return
-    t = user_translator(user)
+    t = await speaker(context, update)
     records = await cardroom(context).stats.records(user.id)
     if not records:
         await reply(message, t("stats.none", name=esc(user.first_name)))
@@ -266,7 +280,7 @@ async def handle_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     message, chat = update.effective_message, update.effective_chat
     if message is None or chat is None:
         return
-    t = user_translator(update.effective_user)
+    t = await speaker(context, update)
     key = context.args[0].lower() if context.args else None
     if key is not None and key not in available_games():
         await reply(message, t("new.unknown", games=", ".join(available_games())))
@@ -295,11 +309,12 @@ async def handle_language(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
     message = update.effective_message
     if message is None:
         return
-    t = user_translator(update.effective_user)
+    t = await speaker(context, update)
     buttons = [
         [
             InlineKeyboardButton(
-                t(f"language.{code}"), callback_data=callbacks.LanguagePress(code).encode()
+                translator(code)("language.name"),
+                callback_data=callbacks.LanguagePress(code).encode(),
             )
         ]
         for code in SUPPORTED_LANGUAGES
@@ -325,7 +340,7 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     query = update.callback_query
     if query is None:
         return
-    t = user_translator(query.from_user)
+    t = await personal(context, query.from_user)
     answer: dict[str, Any] = {}
     if not cardroom(context).throttle.allow(query.from_user.id):
         await _answer(query, {"text": t("error.too_fast")})
@@ -448,9 +463,17 @@ async def _dispatch(
                 )
             return {}
         case callbacks.LanguagePress(code):
-            if code not in SUPPORTED_LANGUAGES:
-                raise callbacks.BadCallback(code)
-            return {"text": translator(code)("language.set")}
+            where = (
+                chat_of(message.chat, message)
+                if message is not None
+                else ChatRef(user.id, "private")
+            )
+            chosen = await room.languages.choose(where, actor, code, admin)
+            if not where.is_private:
+                shown = await room.play.snapshot_in_topic(where.chat_id, where.topic_id)
+                if shown is not None:
+                    room.publisher.publish(shown)
+            return {"text": translator(chosen)("language.set")}
     raise callbacks.BadCallback("unhandled")
 
 
@@ -466,11 +489,14 @@ async def handle_migration(update: Update, context: ContextTypes.DEFAULT_TYPE) -
 
 
 async def handle_my_membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """The bot was removed from a group: its lobbies and games are cancelled."""
+    """Added to a group: speak its adder's language. Removed: its games are cancelled."""
     change = update.my_chat_member
     if change is None or change.chat.type == ChatType.PRIVATE:
         return
-    if change.new_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
+    if change.new_chat_member.status in (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR):
+        where = ChatRef(change.chat.id, change.chat.type, change.chat.title)
+        await cardroom(context).languages.adopt(where, actor_of(change.from_user))
+    elif change.new_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
         room = cardroom(context)
         for snapshot in await room.lobby.bot_removed(change.chat.id):
             room.publisher.publish(snapshot)

@@ -1,0 +1,73 @@
+"""Which language to speak: a group's choice, a user's choice, or a sensible default.
+
+A group speaks the language it chose with /language; until then, the language of whoever
+added the bot or opened its first lobby. A user is answered in his own choice, else in his
+Telegram app's language. Unsupported languages fall back to English. Choices are cached in
+memory: they change rarely and are read on every update.
+"""
+
+from __future__ import annotations
+
+from bot.i18n import SUPPORTED_LANGUAGES, pick_language
+from bot.services.types import Actor, AdminCheck, ChatRef, ServiceError
+from bot.storage.database import Database
+from bot.storage.repositories import Chats, Games, Users
+
+
+class LanguageService:
+    def __init__(self, db: Database) -> None:
+        self.db = db
+        self._users: dict[int, str | None] = {}
+        self._chats: dict[int, str | None] = {}
+
+    async def for_user(self, actor: Actor) -> str:
+        """The language to answer this user in (a callback answer, a DM)."""
+        if actor.user_id not in self._users:
+            async with self.db.transaction() as session:
+                row = await Users(session).get(actor.user_id)
+            self._users[actor.user_id] = row.language if row else None
+        return pick_language(self._users[actor.user_id], actor.language_code)
+
+    async def for_chat(self, chat: ChatRef, actor: Actor | None) -> str:
+        """The language of messages in this chat (a group's choice, else the speaker's)."""
+        if chat.is_private and actor is not None:
+            return await self.for_user(actor)
+        if chat.chat_id not in self._chats:
+            async with self.db.transaction() as session:
+                row = await Chats(session).get(chat.chat_id)
+            self._chats[chat.chat_id] = row.language if row else None
+        chosen = self._chats[chat.chat_id]
+        if chosen is not None:
+            return pick_language(chosen)
+        return await self.for_user(actor) if actor is not None else pick_language(None)
+
+    async def adopt(self, chat: ChatRef, actor: Actor) -> None:
+        """A group without a language takes the one of the person who brought the bot in."""
+        if chat.is_private:
+            return
+        language = await self.for_user(actor)
+        async with self.db.transaction() as session:
+            row = await Chats(session).upsert(chat.chat_id, chat.kind, chat.title)
+            if row.language is None:
+                row.language = language
+            self._chats[chat.chat_id] = row.language
+
+    async def choose(self, chat: ChatRef, actor: Actor, language: str, admin: AdminCheck) -> str:
+        """/language: a user's own choice in a DM; a group's by an admin or a lobby creator."""
+        if language not in SUPPORTED_LANGUAGES:
+            raise ServiceError("language.unknown")
+        async with self.db.transaction() as session:
+            if chat.is_private:
+                user = await Users(session).upsert(
+                    actor.user_id, actor.first_name, actor.username, actor.language_code
+                )
+                user.language = language
+                self._users[actor.user_id] = language
+                return language
+            game = await Games(session).open_in_topic(chat.chat_id, chat.topic_id)
+            if (game is None or game.creator_id != actor.user_id) and not await admin():
+                raise ServiceError("language.admin_only")
+            row = await Chats(session).upsert(chat.chat_id, chat.kind, chat.title)
+            row.language = language
+            self._chats[chat.chat_id] = language
+            return language
