@@ -115,16 +115,16 @@ async def test_a_game_over_http_survives_kill_9(
     group = api.add_group("Card club", admins=[anna], members=[boris])
     try:
         await bot.start()
-        await api.wait_until(lambda: bool(api.calls_of("getUpdates")), timeout=30)
+        await api.wait_until(lambda: bool(api.calls_of("getUpdates")), timeout=60)
         assert (tmp_path / "data" / "cardroom.db").exists(), "data folder created, migrated"
 
         await api.send_text(anna, group, "/new rank")
-        await api.wait_until(lambda: bool(api.bot_messages(group)), timeout=15)
+        await api.wait_until(lambda: bool(api.bot_messages(group)), timeout=45)
         table = api.bot_messages(group)[0]
         join = await api.press(boris, table, "✋ Join")
-        await api.wait_until(lambda: join.answered and "2. Boris" in table.text, timeout=15)
+        await api.wait_until(lambda: join.answered and "2. Boris" in table.text, timeout=45)
         start = await api.press(anna, table, "▶️ Start")
-        await api.wait_until(lambda: start.answered and "Round 1" in table.text, timeout=15)
+        await api.wait_until(lambda: start.answered and "Round 1" in table.text, timeout=45)
         await api.wait_until(
             lambda: bool(panel_button(api, anna) or panel_button(api, boris)), timeout=15
         )
@@ -132,22 +132,22 @@ async def test_a_game_over_http_survives_kill_9(
         found = panel_button(api, mover)
         assert found is not None
         played = await api.press(mover, *found)
-        await api.wait_until(lambda: played.answered, timeout=15)
-        await api.wait_until(lambda: "played" in table.text or "drew" in table.text, timeout=15)
+        await api.wait_until(lambda: played.answered, timeout=45)
+        await api.wait_until(lambda: "played" in table.text or "drew" in table.text, timeout=45)
         before = table.text
 
         await bot.kill()
         await bot.start()
         # The game goes on where it was: the next player's buttons work.
-        await api.wait_until(lambda: len(api.calls_of("getUpdates")) > 2, timeout=30)
+        await api.wait_until(lambda: len(api.calls_of("getUpdates")) > 2, timeout=60)
         other = boris if mover is anna else anna
-        await api.wait_until(lambda: panel_button(api, other) is not None, timeout=15)
+        await api.wait_until(lambda: panel_button(api, other) is not None, timeout=45)
         found = panel_button(api, other)
         assert found is not None
         after_restart = await api.press(other, *found)
-        await api.wait_until(lambda: after_restart.answered, timeout=15)
+        await api.wait_until(lambda: after_restart.answered, timeout=45)
         assert after_restart.text in (None, "")
-        await api.wait_until(lambda: table.text != before, timeout=15)
+        await api.wait_until(lambda: table.text != before, timeout=45)
         assert "Round" in table.text
     finally:
         await bot.stop()
