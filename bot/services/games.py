@@ -32,7 +32,7 @@ from bot.storage.models import (
 from bot.storage.repositories import Actions, Chats, Games, Results, Seats, Users
 
 #: How many public events the table's short log keeps.
-RECENT_EVENTS = 3
+RECENT_EVENTS = 5
 
 Clock = Callable[[], float]
 

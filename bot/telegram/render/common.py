@@ -80,6 +80,8 @@ def format_args(
             readable[name] = cards_label(t, value)
         elif name == "rank" and isinstance(value, int):
             readable[name] = rank_label(t, value)
+        elif name == "pile" and isinstance(value, int):
+            readable[name] = value + 1  # engines count piles from 0, players from 1
         elif name.endswith("seat") and isinstance(value, int) and snapshot is not None:
             readable[name] = seat_name(t, snapshot, value, marker=False)
         else:
@@ -162,7 +164,9 @@ def render_results(t: Translator, snapshot: GameSnapshot) -> list[str]:
     for seat in order:
         line = place_line(t, snapshot, seat, outcome.places[seat.seat])
         if outcome.scores is not None:
-            line += " — " + t("results.score", score=_number(outcome.scores[seat.seat]))
+            score = _number(outcome.scores[seat.seat])
+            key = f"results.score.{snapshot.game_key}"
+            line += " — " + t(key if t.has(key) else "results.score", score=score)
         lines.append(line)
     return lines
 
