@@ -5,16 +5,25 @@ from __future__ import annotations
 
 import logging
 import secrets
+from collections.abc import Mapping
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from bot.games.engine import AUTOPILOT_AFTER, DEALER, TURN_SECONDS, Rules
+from bot.games.engine import AUTOPILOT_AFTER, DEALER, TURN_SECONDS, Outcome, Rules
 from bot.games.registry import GAMES, get_rules
 from bot.services.games import GameStore, LoadedGame, step_rng
 from bot.services.locks import GameLocks
 from bot.services.snapshots import DEFAULT_AUTOPILOT_AFTER
-from bot.services.types import Actor, AdminCheck, ChatRef, GameSnapshot, JoinResult, ServiceError
+from bot.services.types import (
+    SERIES,
+    Actor,
+    AdminCheck,
+    ChatRef,
+    GameSnapshot,
+    JoinResult,
+    ServiceError,
+)
 from bot.storage.database import Database
 from bot.storage.models import CANCELLED, LOBBY, PLAYING, GameRow, SeatRow
 from bot.storage.repositories import ChatMoves, Chats, Games, Seats, Users
@@ -29,6 +38,16 @@ TURN_CHOICES = (30, 60, 90, 120, 300)
 
 def turn_choices(default: int) -> tuple[int, ...]:
     return tuple(sorted({*TURN_CHOICES, default}))
+
+
+def series_after(options: Mapping[str, Any], outcome: Outcome | None, seats: int) -> list[int]:
+    """The series score (wins per seat) after a game: a sole winner scores; a draw does not."""
+    wins = list(options.get(SERIES) or [0] * seats)
+    if len(wins) != seats:
+        wins = [0] * seats
+    if outcome is not None and outcome.places.count(1) == 1:
+        wins[outcome.places.index(1)] += 1
+    return wins
 
 
 class LobbyService:
@@ -288,7 +307,9 @@ class LobbyService:
             if await games.open_in_topic(old.row.chat_id, old.row.topic_id) is not None:
                 raise ServiceError("lobby.exists")
             rules = old.rules
-            options = rules.rematch_options(rules.load(old.row.state), old.row.options)
+            state = rules.load(old.row.state)
+            options = rules.rematch_options(state, old.row.options)
+            options[SERIES] = series_after(old.row.options, rules.outcome(state), len(old.seats))
             row = GameRow(
                 chat_id=old.row.chat_id,
                 topic_id=old.row.topic_id,

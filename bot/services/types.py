@@ -8,6 +8,9 @@ from typing import Any
 
 from bot.games.engine import Event, Outcome
 
+#: Lobby option kept across rematches: wins per seat in the series so far.
+SERIES = "series"
+
 
 class ServiceError(Exception):
     """A refused request. ``code`` is the i18n key of the short answer the user gets."""

@@ -112,3 +112,15 @@ async def test_cancel_frees_the_topic(db: Database) -> None:
     cancelled = await services.lobby.cancel_in_topic(GROUP, ANNA, no_admin)
     assert cancelled.status == "cancelled"
     assert (await services.lobby.open(GROUP, ANNA, "rank")).game_id != lobby.game_id
+
+
+def test_series_counts_sole_winners_and_not_draws() -> None:
+    from bot.games.engine import Outcome
+    from bot.services.lobby import series_after
+
+    first = series_after({}, Outcome((2, 1, 3)), 3)
+    assert first == [0, 1, 0]
+    second = series_after({"series": first}, Outcome((1, 2, 3)), 3)
+    assert second == [1, 1, 0]
+    assert series_after({"series": second}, Outcome((1, 1, 3)), 3) == [1, 1, 0]
+    assert series_after({"series": [5]}, Outcome((1, 2)), 2) == [1, 0], "stale series resets"

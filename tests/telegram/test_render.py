@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from bot.games.cards import JOKER, card, parse_cards
@@ -137,3 +138,10 @@ def test_stuck_prompts_say_what_is_possible() -> None:
     escape = panel_content(T, snapshot(state("As 4d", "Qc", "8c")), 0, NOW)
     assert "play an ace or a joker, or draw" in escape.text
     assert buttons(escape) == ["A♠", "Draw"]
+
+
+def test_a_rematch_table_shows_the_series_score() -> None:
+    game = snapshot(state("7h 9s", "Kd Qc", "8c"))
+    game = replace(game, options={**game.options, "series": [2, 1]})
+    assert "🔄 Series: Anna 2 · Boris 1" in table_content(T, game, NOW).text
+    assert "Series" not in table_content(T, snapshot(state("7h", "Kd", "8c")), NOW).text

@@ -22,6 +22,7 @@ from bot.telegram.render.common import (
     render_lobby,
     render_results,
     seat_name,
+    series_line,
     take_back_keyboard,
     time_left,
 )
@@ -76,7 +77,7 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     title = esc(game_name(t, snapshot.game_key))
     if snapshot.status == "cancelled":
         return Content("\n".join([t("table.cancelled", game=title), *recent_lines(t, snapshot)]))
-    lines = [t("table.title", game=title, number=snapshot.game_id), ""]
+    lines = [t("table.title", game=title, number=snapshot.game_id), *series_line(t, snapshot), ""]
     lines += _renderer(snapshot.game_key).table(t, snapshot, now)
     keyboard: Keyboard = ()
     recent = recent_lines(t, snapshot)

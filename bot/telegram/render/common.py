@@ -10,7 +10,7 @@ from typing import Any
 from bot.games.cards import Card
 from bot.games.engine import AUTOPILOT_AFTER, TURN_SECONDS, Event
 from bot.i18n import Translator
-from bot.services.types import GameSnapshot, SeatInfo
+from bot.services.types import SERIES, GameSnapshot, SeatInfo
 from bot.telegram.callbacks import LobbyPress, RematchPress, RulesPress
 from bot.telegram.render.content import Button, Content, Keyboard
 
@@ -185,3 +185,14 @@ def rematch_keyboard(t: Translator, snapshot: GameSnapshot) -> tuple[tuple[Butto
 
 def recent_lines(t: Translator, snapshot: GameSnapshot) -> list[str]:
     return ["· " + event_line(t, snapshot, event) for event in snapshot.recent]
+
+
+def series_line(t: Translator, snapshot: GameSnapshot) -> list[str]:
+    """ "Series: Anna 2 · Boris 1" for a rematch; nothing for a first game."""
+    wins = snapshot.options.get(SERIES)
+    if not isinstance(wins, list) or len(wins) != len(snapshot.seats):
+        return []
+    scores = " · ".join(
+        f"{seat_name(t, snapshot, s.seat, marker=False)} {wins[s.seat]}" for s in snapshot.seats
+    )
+    return [t("table.series", scores=scores)]
