@@ -57,7 +57,8 @@ class Event:
     ``code`` is the i18n key of its sentence, ``seat`` the player who did it (if any) and
     ``args`` the values the sentence needs. Argument names follow a convention the renderer
     relies on: ``rank`` holds a rank number, ``card`` a ``Card``, ``cards`` a tuple of cards,
-    ``pile`` a pile index counted from 0 (shown counted from 1), ``…seat`` a seat number.
+    ``pile`` a pile index counted from 0 (shown counted from 1), ``suit`` a suit letter
+    (shown as its symbol), ``…seat`` a seat number.
     An event with ``only_seat`` set is private to that seat (e.g. the card you drew).
     """
 

@@ -6,6 +6,7 @@ due, so a restarted bot simply catches up.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 
 from telegram.ext import ContextTypes
@@ -20,5 +21,11 @@ POLL_SECONDS = 0.5
 async def poll_deadlines(context: ContextTypes.DEFAULT_TYPE) -> None:
     """Claim due games, apply their timeouts or computer moves, publish the results."""
     room = cardroom(context)
-    for snapshot in await room.play.run_due():
+    try:
+        due = await room.play.run_due()
+    except asyncio.CancelledError:
+        # The bot is stopping mid-pass: what was committed stands, the rest waits for next start.
+        logger.debug("Deadline pass interrupted by shutdown")
+        return
+    for snapshot in due:
         room.publisher.publish(snapshot)

@@ -44,6 +44,8 @@ Events (``code``: seat; args):
 - ``trumps.beat``: beater; ``card`` (the beating card), ``cards`` (a 1-tuple: the beaten card).
 - ``trumps.second``: the beater; ``card`` (the second card laid on top).
 - ``trumps.took``: taker; ``count``, ``cards`` (the cards taken, in pile order, top last).
+- ``trumps.took_pile``: the same when a whole pile of more than five is taken (the ace of
+  one's own trumps): the log tells the count, not every card.
 - ``trumps.won``: winner; ``reason`` (``"out"`` or ``"backstop"``).
 - ``trumps.drawn``: no seat; ``reason`` (``"draw_rule"`` or ``"backstop"``) and, for the draw
   rule, ``card``: the other player's last card, which would beat the last card laid.

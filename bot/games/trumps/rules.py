@@ -48,6 +48,7 @@ from bot.games.trumps.state import (
     OVER,
     PHASES,
     SECOND,
+    TAKE_OWN_TRUMP,
     ChooseTrump,
     PlayCard,
     Take,
@@ -71,6 +72,7 @@ EV_LED: Final = "trumps.led"
 EV_BEAT: Final = "trumps.beat"
 EV_SECOND: Final = "trumps.second"
 EV_TOOK: Final = "trumps.took"
+EV_TOOK_PILE: Final = "trumps.took_pile"
 EV_WON: Final = "trumps.won"
 EV_DRAWN: Final = "trumps.drawn"
 EVENT_CODES: Final = (
@@ -81,6 +83,7 @@ EVENT_CODES: Final = (
     EV_BEAT,
     EV_SECOND,
     EV_TOOK,
+    EV_TOOK_PILE,
     EV_WON,
     EV_DRAWN,
 )
@@ -291,7 +294,9 @@ class TrumpsRules:
         rest = pile[:-count]
         new_hand = _sorted(state.hands[seat] + taken)
         hands = (new_hand, state.hands[1]) if seat == 0 else (state.hands[0], new_hand)
-        events.append(Event(EV_TOOK, seat, {"count": count, "cards": taken}))
+        # A whole pile of more than five (the ace rule) is told by its size, not card by card.
+        code = EV_TOOK_PILE if count > TAKE_OWN_TRUMP else EV_TOOK
+        events.append(Event(code, seat, {"count": count, "cards": taken}))
         # The other player faces the newly exposed card, or leads if the pile is gone.
         return _with(
             state,

@@ -86,7 +86,8 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     if snapshot.status == "finished":
         lines += ["", t("table.over"), *render_results(t, snapshot)]
         keyboard = rematch_keyboard(t, snapshot)
-    else:
+    elif snapshot.chat_kind != "private":
+        # In a private game the panel just below says whose move it is.
         lines += ["", _turn_line(t, snapshot, now)]
     return Content("\n".join(lines), keyboard)
 

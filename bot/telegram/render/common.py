@@ -7,13 +7,14 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
-from bot.games.cards import Card
+from bot.games.cards import SUITS, Card
 from bot.games.engine import AUTOPILOT_AFTER, TURN_SECONDS, Event
 from bot.i18n import Translator
 from bot.services.types import SERIES, GameSnapshot, SeatInfo
 from bot.telegram.callbacks import LobbyPress, RematchPress, RulesPress
 from bot.telegram.render.content import Button, Content, Keyboard
 
+_SUIT_SYMBOLS = {suit.value: suit.symbol for suit in SUITS}
 #: Longest name shown; Telegram allows 64 characters, but a table must stay narrow.
 NAME_LIMIT = 24
 PLACE_MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
@@ -80,6 +81,8 @@ def format_args(
             readable[name] = cards_label(t, value)
         elif name == "rank" and isinstance(value, int):
             readable[name] = rank_label(t, value)
+        elif name == "suit" and isinstance(value, str) and value in _SUIT_SYMBOLS:
+            readable[name] = _SUIT_SYMBOLS[value]
         elif name == "pile" and isinstance(value, int):
             readable[name] = value + 1  # engines count piles from 0, players from 1
         elif name.endswith("seat") and isinstance(value, int) and snapshot is not None:
