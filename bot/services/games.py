@@ -17,6 +17,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.engine import Event, Rules
 from bot.games.registry import get_rules
+from bot.services.ratings import record_game
 from bot.services.snapshots import build_snapshot, seat_infos
 from bot.services.types import GameSnapshot, SeatInfo, ServiceError
 from bot.storage.models import (
@@ -153,5 +154,13 @@ class GameStore:
                         chat_id=row.chat_id,
                     )
                 )
+            await record_game(
+                game.session,
+                game_id=row.id,
+                chat_id=row.chat_id,
+                game_key=row.game_key,
+                players=[info.user_id for info in game.infos],
+                places=outcome.places,
+            )
         games.mirror(row, version=new_version, **values)
         return game.snapshot(state=state, events=events)

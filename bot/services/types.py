@@ -121,18 +121,3 @@ class LobbyCreated:
 class JoinResult:
     snapshot: GameSnapshot
     joined: bool
-
-
-@dataclass(frozen=True, slots=True)
-class GameRecord:
-    game_key: str
-    games: int
-    wins: int
-
-
-@dataclass(frozen=True, slots=True)
-class BoardEntry:
-    place: int
-    name: str
-    games: int
-    wins: int

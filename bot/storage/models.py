@@ -165,9 +165,66 @@ class ResultRow(Base):
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+#: ``chat_id`` of the global board in ``ratings`` and ``rating_changes`` (no chat has id 0).
+GLOBAL_BOARD = 0
+#: ``player_id`` of the computer: every computer seat of a game shares this one rating.
+COMPUTER_PLAYER = 0
+
+
+class RatingRow(Base):
+    """One player's rating in one game on one board: a chat's, or the global one (chat 0).
+
+    ``player_id`` is a Telegram user id, or 0 for the computer. ``mu`` and ``sigma`` are the
+    rating model's; the tallies are kept along so that a board is one indexed read.
+    """
+
+    __tablename__ = "ratings"
+    __table_args__ = (
+        UniqueConstraint("chat_id", "game_key", "player_id", name="uq_ratings_board_player"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    chat_id: Mapped[int] = mapped_column(BigInteger)
+    game_key: Mapped[str] = mapped_column(String(32))
+    player_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    games: Mapped[int] = mapped_column(Integer, default=0)
+    wins: Mapped[int] = mapped_column(Integer, default=0)
+    draws: Mapped[int] = mapped_column(Integer, default=0)
+    losses: Mapped[int] = mapped_column(Integer, default=0)
+    # Consecutive wins up to the latest game, and the longest such run.
+    streak: Mapped[int] = mapped_column(Integer, default=0)
+    best_streak: Mapped[int] = mapped_column(Integer, default=0)
+    updated_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
+class RatingChangeRow(Base):
+    """How one seat's rating moved with one finished game, on one board (chat 0: global)."""
+
+    __tablename__ = "rating_changes"
+    __table_args__ = (
+        UniqueConstraint("game_id", "seat", "chat_id", name="uq_rating_changes_game_seat_chat"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id", ondelete="CASCADE"))
+    seat: Mapped[int] = mapped_column(Integer)
+    chat_id: Mapped[int] = mapped_column(BigInteger)
+    game_key: Mapped[str] = mapped_column(String(32))
+    player_id: Mapped[int] = mapped_column(BigInteger, index=True)
+    mu_before: Mapped[float] = mapped_column(Float)
+    sigma_before: Mapped[float] = mapped_column(Float)
+    mu: Mapped[float] = mapped_column(Float)
+    sigma: Mapped[float] = mapped_column(Float)
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 __all__ = [
     "CANCELLED",
+    "COMPUTER_PLAYER",
     "FINISHED",
+    "GLOBAL_BOARD",
     "LOBBY",
     "OPEN_STATUSES",
     "PLAYING",
@@ -175,6 +232,8 @@ __all__ = [
     "Base",
     "ChatRow",
     "GameRow",
+    "RatingChangeRow",
+    "RatingRow",
     "ResultRow",
     "SeatRow",
     "UserRow",

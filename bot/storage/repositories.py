@@ -6,16 +6,22 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import func, select, update
+from sqlalchemy import and_, func, select, update
+from sqlalchemy.dialects.postgresql import insert as postgresql_insert
+from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
 from sqlalchemy.orm.attributes import set_committed_value
 
 from bot.storage.models import (
+    COMPUTER_PLAYER,
+    FINISHED,
     OPEN_STATUSES,
     PLAYING,
     ActionRow,
     ChatRow,
     GameRow,
+    RatingChangeRow,
+    RatingRow,
     ResultRow,
     SeatRow,
     UserRow,
@@ -127,6 +133,7 @@ class ChatMoves:
         await self.session.execute(
             update(GameRow).where(GameRow.id.in_(open_ids)).values(table_message_id=None)
         )
+        await Ratings(self.session).move_chat(old_id, new_id)
         await self.session.delete(old)
         return open_ids
 
@@ -282,23 +289,6 @@ class Actions:
         return list(rows)
 
 
-@dataclass(frozen=True, slots=True)
-class GameTally:
-    """One player's record in one game: games played and wins."""
-
-    game_key: str
-    games: int
-    wins: int
-
-
-@dataclass(frozen=True, slots=True)
-class BoardLine:
-    user_id: int
-    name: str
-    games: int
-    wins: int
-
-
 class Results:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
@@ -312,35 +302,230 @@ class Results:
         )
         return list(rows)
 
-    async def tally_for_user(self, user_id: int) -> list[GameTally]:
-        wins = func.sum((ResultRow.place == 1).cast(ResultRow.place.type))
-        rows = await self.session.execute(
-            select(ResultRow.game_key, func.count(), wins)
-            .where(ResultRow.user_id == user_id)
-            .group_by(ResultRow.game_key)
-            .order_by(ResultRow.game_key)
-        )
-        return [GameTally(key, games, int(w or 0)) for key, games, w in rows]
 
-    async def board(self, chat_id: int, game_key: str | None, limit: int) -> list[BoardLine]:
-        """The chat's players by wins (then fewer games), computer seats left out."""
-        wins = func.sum((ResultRow.place == 1).cast(ResultRow.place.type)).label("wins")
-        games = func.count().label("games")
+@dataclass(frozen=True, slots=True)
+class Standing:
+    """A rating row and the player's first name (``None`` for the computer)."""
+
+    rating: RatingRow
+    name: str | None
+
+
+class Ratings:
+    """Ratings per board (a chat, or ``GLOBAL_BOARD``), game and player."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def lock(
+        self, board: int, game_key: str, player_ids: Sequence[int], *, mu: float, sigma: float
+    ) -> dict[int, RatingRow]:
+        """The rows of these players, created when missing, locked for this transaction.
+
+        Creation tolerates a race (insert … on conflict do nothing); rows are then locked in
+        player order, so two games finishing at once cannot deadlock on PostgreSQL.
+        """
+        wanted = sorted(set(player_ids))
+        values = [
+            {
+                "chat_id": board,
+                "game_key": game_key,
+                "player_id": player,
+                "mu": mu,
+                "sigma": sigma,
+                "games": 0,
+                "wins": 0,
+                "draws": 0,
+                "losses": 0,
+                "streak": 0,
+                "best_streak": 0,
+                "updated_at": utcnow(),
+            }
+            for player in wanted
+        ]
+        dialect = self.session.bind.dialect.name if self.session.bind else "sqlite"
+        insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
+        await self.session.execute(
+            insert(RatingRow)
+            .values(values)
+            .on_conflict_do_nothing(index_elements=["chat_id", "game_key", "player_id"])
+        )
+        rows = await self.session.scalars(
+            select(RatingRow)
+            .where(
+                RatingRow.chat_id == board,
+                RatingRow.game_key == game_key,
+                RatingRow.player_id.in_(wanted),
+            )
+            .order_by(RatingRow.player_id)
+            .with_for_update()
+            .execution_options(populate_existing=True)
+        )
+        return {row.player_id: row for row in rows}
+
+    def _listed(self, board: int, game_key: str, min_games: int, hidden_player: int | None) -> Any:
+        conditions = [
+            RatingRow.chat_id == board,
+            RatingRow.game_key == game_key,
+            RatingRow.games >= min_games,
+        ]
+        if hidden_player is not None:
+            conditions.append(RatingRow.player_id != hidden_player)
+        return and_(*conditions)
+
+    async def board_size(
+        self, board: int, game_key: str, *, min_games: int, hidden_player: int | None
+    ) -> int:
+        count = await self.session.scalar(
+            select(func.count())
+            .select_from(RatingRow)
+            .where(self._listed(board, game_key, min_games, hidden_player))
+        )
+        return int(count or 0)
+
+    async def board(
+        self,
+        board: int,
+        game_key: str,
+        *,
+        z: float,
+        min_games: int,
+        hidden_player: int | None,
+        offset: int,
+        limit: int,
+    ) -> list[Standing]:
+        """Players by conservative rating (mu − z·sigma), best first."""
         statement = (
-            select(ResultRow.user_id, UserRow.first_name, games, wins)
-            .join(UserRow, UserRow.id == ResultRow.user_id)
-            .where(ResultRow.chat_id == chat_id)
-            .group_by(ResultRow.user_id, UserRow.first_name)
-            .order_by(wins.desc(), games.asc(), UserRow.first_name)
+            select(RatingRow, UserRow.first_name)
+            .outerjoin(UserRow, UserRow.id == RatingRow.player_id)
+            .where(self._listed(board, game_key, min_games, hidden_player))
+            .order_by(
+                (RatingRow.mu - z * RatingRow.sigma).desc(),
+                RatingRow.games.desc(),
+                RatingRow.player_id,
+            )
+            .offset(offset)
             .limit(limit)
         )
-        if game_key is not None:
-            statement = statement.where(ResultRow.game_key == game_key)
         rows = await self.session.execute(statement)
-        return [BoardLine(uid, name, g, int(w or 0)) for uid, name, g, w in rows]
+        return [
+            Standing(rating, None if rating.player_id == COMPUTER_PLAYER else name)
+            for rating, name in rows
+        ]
+
+    async def games_on_board(self, board: int) -> list[str]:
+        rows = await self.session.scalars(
+            select(RatingRow.game_key)
+            .where(RatingRow.chat_id == board)
+            .distinct()
+            .order_by(RatingRow.game_key)
+        )
+        return list(rows)
+
+    async def leaders(
+        self, board: int, *, z: float, min_games: int, hidden_player: int | None
+    ) -> dict[str, Standing]:
+        """The best listed player of each game on the board."""
+        best: dict[str, Standing] = {}
+        for game_key in await self.games_on_board(board):
+            top = await self.board(
+                board,
+                game_key,
+                z=z,
+                min_games=min_games,
+                hidden_player=hidden_player,
+                offset=0,
+                limit=1,
+            )
+            if top:
+                best[game_key] = top[0]
+        return best
+
+    async def of_player(self, player_id: int, board: int) -> list[RatingRow]:
+        rows = await self.session.scalars(
+            select(RatingRow)
+            .where(RatingRow.player_id == player_id, RatingRow.chat_id == board)
+            .order_by(RatingRow.game_key)
+        )
+        return list(rows)
+
+    async def move_chat(self, old_id: int, new_id: int) -> None:
+        """A group became a supergroup: its board (and its games' changes) move along."""
+        await self.session.execute(
+            update(RatingRow)
+            .where(RatingRow.chat_id == old_id)
+            .values(chat_id=new_id)
+            .execution_options(synchronize_session=False)
+        )
+        await self.session.execute(
+            update(RatingChangeRow)
+            .where(RatingChangeRow.chat_id == old_id)
+            .values(chat_id=new_id)
+            .execution_options(synchronize_session=False)
+        )
 
 
-def mark_finished(row: GameRow, status: str) -> None:
-    row.status = status
-    row.finished_at = utcnow()
-    row.deadline_at = None
+class RatingChanges:
+    """How each seat's rating moved with each finished game."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    def add(self, row: RatingChangeRow) -> None:
+        self.session.add(row)
+
+    async def of_player(self, player_id: int, board: int) -> list[RatingChangeRow]:
+        """Oldest first."""
+        rows = await self.session.scalars(
+            select(RatingChangeRow)
+            .where(RatingChangeRow.player_id == player_id, RatingChangeRow.chat_id == board)
+            .order_by(RatingChangeRow.id)
+        )
+        return list(rows)
+
+    async def of_games(self, game_ids: Sequence[int], board: int) -> list[RatingChangeRow]:
+        if not game_ids:
+            return []
+        rows = await self.session.scalars(
+            select(RatingChangeRow)
+            .where(RatingChangeRow.game_id.in_(game_ids), RatingChangeRow.chat_id == board)
+            .order_by(RatingChangeRow.game_id, RatingChangeRow.seat)
+        )
+        return list(rows)
+
+
+class FinishedGames:
+    """Reading finished games back for /history."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def latest(self, chat_id: int, limit: int) -> list[GameRow]:
+        """The chat's finished games, newest first."""
+        rows = await self.session.scalars(
+            select(GameRow)
+            .where(GameRow.chat_id == chat_id, GameRow.status == FINISHED)
+            .order_by(GameRow.finished_at.desc(), GameRow.id.desc())
+            .limit(limit)
+        )
+        return list(rows)
+
+    async def seats(self, game_ids: Sequence[int]) -> list[SeatRow]:
+        if not game_ids:
+            return []
+        rows = await self.session.scalars(
+            select(SeatRow)
+            .where(SeatRow.game_id.in_(game_ids))
+            .order_by(SeatRow.game_id, SeatRow.seat)
+        )
+        return list(rows)
+
+    async def results(self, game_ids: Sequence[int]) -> list[ResultRow]:
+        if not game_ids:
+            return []
+        rows = await self.session.scalars(
+            select(ResultRow)
+            .where(ResultRow.game_id.in_(game_ids))
+            .order_by(ResultRow.game_id, ResultRow.seat)
+        )
+        return list(rows)

@@ -16,8 +16,8 @@ from bot.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, translator
 
 logger = logging.getLogger(__name__)
 
-PRIVATE_COMMANDS = ("new", "rules", "stats", "top", "language", "help")
-GROUP_COMMANDS = ("new", "cancel", "rules", "top", "stats", "language", "help")
+PRIVATE_COMMANDS = ("new", "rules", "stats", "top", "history", "language", "help")
+GROUP_COMMANDS = ("new", "cancel", "rules", "top", "stats", "history", "language", "help")
 
 
 async def register_commands(bot: Bot) -> None:

@@ -39,7 +39,7 @@ from bot.services.lobby import LobbyService
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
 from bot.services.types import Actor, AdminCheck, ChatRef, GameSnapshot, ServiceError
-from bot.telegram import callbacks
+from bot.telegram import boards, callbacks
 from bot.telegram.delivery import Publisher
 from bot.telegram.render import has_renderer
 from bot.telegram.render.common import esc, game_name
@@ -252,58 +252,6 @@ async def handle_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     await reply(message, t("cancel.done", game=esc(game_name(t, snapshot.game_key))))
 
 
-async def handle_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/stats``: your games and wins per game."""
-    message, user = update.effective_message, update.effective_user
-    if message is None or user is None:
-        return
-    t = await speaker(context, update)
-    records = await cardroom(context).stats.records(user.id)
-    if not records:
-        await reply(message, t("stats.none", name=esc(user.first_name)))
-        return
-    lines = [t("stats.title", name=esc(user.first_name))]
-    lines += [
-        t(
-            "stats.line",
-            game=esc(game_name(t, r.game_key)),
-            games=t.plural("count.games", r.games),
-            wins=t.plural("count.wins", r.wins),
-        )
-        for r in records
-    ]
-    await reply(message, "\n".join(lines))
-
-
-async def handle_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/top [game]``: this chat's players by wins."""
-    message, chat = update.effective_message, update.effective_chat
-    if message is None or chat is None:
-        return
-    t = await speaker(context, update)
-    key = context.args[0].lower() if context.args else None
-    if key is not None and key not in available_games():
-        await reply(message, t("new.unknown", games=", ".join(available_games())))
-        return
-    board = await cardroom(context).stats.board(chat.id, key)
-    scope = esc(game_name(t, key)) if key else t("top.all_games")
-    if not board:
-        await reply(message, t("top.empty", scope=scope))
-        return
-    lines = [t("top.title", scope=scope)]
-    lines += [
-        t(
-            "top.line",
-            place=e.place,
-            name=esc(e.name),
-            wins=t.plural("count.wins", e.wins),
-            games=t.plural("count.games", e.games),
-        )
-        for e in board
-    ]
-    await reply(message, "\n".join(lines))
-
-
 async def handle_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/language``: the languages the bot speaks."""
     message = update.effective_message
@@ -513,14 +461,13 @@ async def handle_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> No
 
 def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Attach every handler to the application."""
+    boards.register(application)
     private = filters.ChatType.PRIVATE
     application.add_handler(CommandHandler("start", handle_start, filters=private))
     application.add_handler(CommandHandler("help", handle_help))
     application.add_handler(CommandHandler("rules", handle_rules))
     application.add_handler(CommandHandler("new", handle_new))
     application.add_handler(CommandHandler("cancel", handle_cancel))
-    application.add_handler(CommandHandler("stats", handle_stats))
-    application.add_handler(CommandHandler("top", handle_top))
     application.add_handler(CommandHandler("language", handle_language))
     application.add_handler(CallbackQueryHandler(handle_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handle_migration))

@@ -111,10 +111,10 @@ async def test_three_player_game_with_deep_link_join_and_a_computer(harness: Har
     # No hand ever appears in the group.
     assert "Your hand" not in render_chat(api, group)
 
-    await api.send_text(anna, group, "/top")
-    await api.wait_until(lambda: "Best players" in api.last_message(group).text)
-    board = api.last_message(group).text
-    assert "Anna" in board and "Carla" in board and "Boris" not in board
+    await api.send_text(anna, group, "/history")
+    await api.wait_until(lambda: "Last games here" in api.last_message(group).text)
+    history = api.last_message(group).text
+    assert "Anna" in history and "Carla" in history and "Boris" not in history
 
 
 async def test_stale_press_and_garbage_data_change_nothing(harness: Harness) -> None:

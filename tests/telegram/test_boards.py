@@ -1,0 +1,210 @@
+"""The boards' callback data, /top arguments and rendering — without a bot or a database."""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+import pytest
+from telegram import Chat, ForumTopicCreated, Message, User
+
+from bot.i18n import translator
+from bot.services.stats import (
+    Board,
+    BoardLine,
+    GameStats,
+    Leaders,
+    PlayedGame,
+    PlayedSeat,
+    PlayerStats,
+)
+from bot.telegram.boards import (
+    BadArguments,
+    BoardPress,
+    HistoryPress,
+    parse,
+    parse_top,
+    rating_chart,
+    render_board,
+    render_history,
+    render_leaders,
+    render_stats,
+    signed,
+    stats_subject,
+)
+from bot.telegram.callbacks import MAX_BYTES, BadCallback
+from bot.telegram.render.content import Content
+
+T = translator("en")
+
+
+def line(position: int, name: str | None, rating: int = 1100, player_id: int = 0) -> BoardLine:
+    return BoardLine(position, player_id or 100 + position, name, rating, 4, 3, 0, 1)
+
+
+def texts(content: Content) -> list[str]:
+    return [button.text for row in content.keyboard for button in row]
+
+
+def datas(content: Content) -> list[str]:
+    return [button.data or "" for row in content.keyboard for button in row]
+
+
+@pytest.mark.parametrize(
+    "press",
+    [
+        BoardPress(None),
+        BoardPress("rank"),
+        BoardPress("progression", everyone=True, computers=True, page=9999),
+        HistoryPress(),
+        HistoryPress(123456789012),
+    ],
+    ids=lambda p: p.encode(),
+)
+def test_round_trip_within_64_bytes(press: BoardPress | HistoryPress) -> None:
+    data = press.encode()
+    assert len(data.encode()) <= MAX_BYTES
+    assert parse(data) == press
+
+
+@pytest.mark.parametrize(
+    "data",
+    [
+        None,
+        "",
+        "B:",
+        "B:chess:ch:0",  # not a game
+        "B:rank:xh:0",
+        "B:rank:ch:01",
+        "B:rank:ch:10000",
+        "B:rank:ch:0:extra",
+        "Y:0",
+        "Y:-1",
+        "Y:12;DROP TABLE games",
+        "Y:" + "9" * 70,
+        "A:1:2:x",  # the generic codec's, not ours
+    ],
+)
+def test_garbage_is_refused(data: object) -> None:
+    with pytest.raises(BadCallback):
+        parse(data)
+
+
+def test_top_arguments_in_any_order() -> None:
+    assert parse_top([]) == BoardPress(None)
+    assert parse_top(["Rank"]) == BoardPress("rank")
+    assert parse_top(["global", "trumps"]) == BoardPress("trumps", everyone=True)
+    assert parse_top(["trumps", "bots"]) == BoardPress("trumps", computers=True)
+    assert parse_top(["bots"]) == BoardPress(None, computers=True)
+    for bad in (["chess"], ["rank", "trumps"], ["rank", "please"]):
+        with pytest.raises(BadArguments):
+            parse_top(bad)
+
+
+def test_a_board_page_escapes_names_and_offers_the_other_pages() -> None:
+    lines = (line(11, "<Anna & co>", 1234), line(12, None, 1100, player_id=0))
+    board = Board("rank", -100, computers=True, page=1, pages=3, lines=lines)
+    content = render_board(T, board)
+    assert "11. &lt;Anna &amp; co&gt; — <b>1234</b> · 4 games · 3 wins (75%)" in content.text
+    assert "12. 🤖 Computer — <b>1100</b>" in content.text
+    assert "Page 2 of 3" in content.text
+    assert "at least 3 games" in content.text
+    assert texts(content) == [
+        "◀️ Previous",
+        "Next ▶️",
+        "🌍 Everyone",
+        "🤖 Hide the computer",
+        "↩️ All games",
+    ]
+    assert datas(content) == [
+        "B:rank:cb:0",
+        "B:rank:cb:2",
+        "B:rank:gb:0",
+        "B:rank:ch:0",
+        "B:-:cb:0",
+    ]
+
+
+def test_a_global_board_with_nobody_yet() -> None:
+    content = render_board(T, Board("trumps", None, False, 0, 1, ()))
+    assert "🌍 <b>Your Trumps</b> — best players everywhere" in content.text
+    assert "Nobody has played 3 games of Your Trumps yet." in content.text
+    assert "Page" not in content.text
+    assert "💬 This chat" in texts(content)
+
+
+def test_long_names_are_shortened() -> None:
+    content = render_board(T, Board("rank", -1, False, 0, 1, (line(1, "x" * 40),)))
+    assert "x" * 23 + "…" in content.text and "x" * 24 not in content.text
+
+
+def test_leaders_and_their_game_buttons() -> None:
+    leaders = Leaders(-100, {"rank": line(1, "Anna", 1380), "trumps": None})
+    content = render_leaders(T, leaders)
+    assert "Rank: 🥇 Anna — <b>1380</b> (4 games)" in content.text
+    assert "Your Trumps: nobody with 3 games yet" in content.text
+    assert texts(content)[:2] == ["Rank", "Your Trumps"]
+    assert datas(content)[:2] == ["B:rank:ch:0", "B:trumps:ch:0"]
+    assert render_leaders(T, Leaders(-100, {})).text == "Nobody has finished a game here yet."
+
+
+def game_stats(history: tuple[int, ...], key: str = "rank") -> GameStats:
+    change = history[-1] - history[-2] if len(history) > 1 else None
+    return GameStats(key, history[-1], change, len(history) - 1, 2, 1, 0, 2, history)
+
+
+def test_stats_text_and_the_chart() -> None:
+    stats = PlayerStats(
+        1, (game_stats((1000, 1120, 1080, 1200)), game_stats((1000, 950), "trumps"))
+    )
+    text = render_stats(T, "Anna <3", stats)
+    assert text.splitlines() == [
+        "📊 <b>Anna &lt;3</b>",
+        "<b>Rank</b>: rating <b>1200</b> (+120 last game)",
+        "3 games · 2 wins · 1 draw · 0 losses · best streak 2",
+        "<b>Your Trumps</b>: rating <b>950</b> (−50 last game)",
+        "1 game · 2 wins · 1 draw · 0 losses · best streak 2",
+    ]
+    assert stats.rated_games == 4
+    png = rating_chart(T, stats)
+    assert png.startswith(b"\x89PNG\r\n\x1a\n") and len(png) > 5000
+
+
+def test_signed_changes() -> None:
+    assert [signed(n) for n in (12, -7, 0)] == ["+12", "−7", "±0"]
+
+
+def test_history_lines_and_buttons() -> None:
+    played = PlayedGame(
+        41,
+        "rank",
+        datetime(2026, 11, 30, 14, 5, tzinfo=UTC),
+        (
+            PlayedSeat(1, None, "", 1, 15),
+            PlayedSeat(0, 7, "Boris", 2, -12),
+            PlayedSeat(2, None, "", 2, None),
+        ),
+    )
+    content = render_history(T, [played])
+    assert "<b>1.</b> Rank · 30 Nov 2026, 14:05 UTC" in content.text
+    assert "🥇 🤖 Computer 1 +15 · 🥈 Boris −12 · 🥈 🤖 Computer 2" in content.text
+    assert datas(content) == ["Y:41"]
+    assert render_history(T, []).text == "No game has finished here yet."
+
+
+def message(chat: Chat, sender: User, **kwargs: object) -> Message:
+    return Message(1, datetime.now(UTC), chat, from_user=sender, **kwargs)  # type: ignore[arg-type]
+
+
+def test_whose_stats() -> None:
+    group = Chat(-100, "supergroup", is_forum=True)
+    anna = User(1, "Anna", is_bot=False)
+    boris = User(2, "Boris", is_bot=False)
+    bot = User(99, "Cardroom", is_bot=True)
+    assert stats_subject(message(group, anna), anna) is anna
+    assert (
+        stats_subject(message(group, anna, reply_to_message=message(group, boris)), anna) is boris
+    )
+    # Replying to the bot's own message, or in a forum topic without a reply: your own.
+    assert stats_subject(message(group, anna, reply_to_message=message(group, bot)), anna) is anna
+    topic_start = message(group, boris, forum_topic_created=ForumTopicCreated("Cards", 0))
+    assert stats_subject(message(group, anna, reply_to_message=topic_start), anna) is anna
