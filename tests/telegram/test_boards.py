@@ -54,7 +54,7 @@ def datas(content: Content) -> list[str]:
     [
         BoardPress(None),
         BoardPress("rank"),
-        BoardPress("progression", everyone=True, computers=True, page=9999),
+        BoardPress("advantage", everyone=True, computers=True, page=9999),
         HistoryPress(),
         HistoryPress(123456789012),
     ],
