@@ -121,8 +121,13 @@ class PlayService:
             rules = game.rules
             state = rules.load(row.state or {})
             rng = step_rng(row.seed, row.version + 1)
+            # In a real-time game the rules' own windows (stall, idle autopilot, forfeit) come
+            # first: a computer seat must not race through them while a person is idle.
+            realtime = bool(getattr(rules, "realtime", False))
+            window = rules.next_deadline(state)
+            window_due = window is not None and window <= now
             computer = self._computer_to_move(game, rules.acting_seats(state))
-            if computer is not None:
+            if computer is not None and not (realtime and window_due):
                 action = rules.choose(state, computer, rng)
                 step = rules.apply(state, computer, action, rng, now)
                 return await self.store.commit_step(
@@ -134,8 +139,7 @@ class PlayService:
                     action=rules.encode_action(action),
                     now=now,
                 )
-            window = rules.next_deadline(state)
-            if window is None or window > now:
+            if not window_due:
                 # A stale computer deadline (the seat changed hands): just re-arm the timer.
                 return await self.store.commit_step(
                     game, state, (), seat=None, source="rearm", action=None, now=now
@@ -144,7 +148,8 @@ class PlayService:
             events = list(step.events)
             before = game.computer_seats()
             for event in step.events:
-                if event.code.endswith(".timeout") and event.seat is not None:
+                # A real-time game has its own autopilot and forfeit for an idle player.
+                if event.code.endswith(".timeout") and event.seat is not None and not realtime:
                     seat = next(s for s in game.seats if s.seat == event.seat)
                     seat.timeouts += 1
             events += [

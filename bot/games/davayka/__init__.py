@@ -2,7 +2,10 @@
 
 Both players act at once; there are no turns. ``DAVAYKA.acting_seats(state)`` lists every
 seat whose ``legal_actions`` is non-empty (in play: both, when both have a fitting card).
-Presses are judged in arrival order against the current state.
+Presses are judged in arrival order against the current state. ``DAVAYKA.realtime`` is
+True: the services then skip their stale-version check, because a press carries what the
+player saw (a Move names the pile and its card) and is judged on its own merits — a press
+from a panel that is a second old is not refused merely because the other player moved.
 
 Options (``turn_seconds`` is NOT used by this game; its windows are below):
 ``countdown`` (3, 5, 10; default 5 s before a round starts unless both press Ready),

@@ -308,6 +308,9 @@ class DavaykaRules:
     min_players: Final = 2
     max_players: Final = 2
     options: Final = OPTIONS
+    #: Presses are judged on their own merits at arrival (a Move carries the pile and the
+    #: card the player saw), so the services skip their stale-version check for this game.
+    realtime: Final = True
 
     # -- setup ----------------------------------------------------------------------------
 

@@ -72,8 +72,10 @@ def has_renderer(game_key: str) -> bool:
 def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     """The group message of a lobby or a game, in its current state."""
     if snapshot.is_lobby:
-        options = [spec.key for spec in get_rules(snapshot.game_key).options]
-        return render_lobby(t, snapshot, lobby_option_keys(snapshot, options))
+        rules = get_rules(snapshot.game_key)
+        options = [spec.key for spec in rules.options]
+        realtime = bool(getattr(rules, "realtime", False))
+        return render_lobby(t, snapshot, lobby_option_keys(snapshot, options, realtime=realtime))
     title = esc(game_name(t, snapshot.game_key))
     if snapshot.status == "cancelled":
         return Content("\n".join([t("table.cancelled", game=title), *recent_lines(t, snapshot)]))

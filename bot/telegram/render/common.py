@@ -12,7 +12,7 @@ from bot.games.engine import AUTOPILOT_AFTER, TURN_SECONDS, Event
 from bot.i18n import Translator
 from bot.services.types import SERIES, GameSnapshot, SeatInfo
 from bot.telegram.callbacks import LobbyPress, RematchPress, RulesPress
-from bot.telegram.render.content import Button, Content, Keyboard
+from bot.telegram.render.content import Button, Content, Keyboard, rows
 
 _SUIT_SYMBOLS = {suit.value: suit.symbol for suit in SUITS}
 #: Longest name shown; Telegram allows 64 characters, but a table must stay narrow.
@@ -121,6 +121,7 @@ def render_lobby(t: Translator, snapshot: GameSnapshot, option_keys: Iterable[st
     lines += [f"{s.seat + 1}. {seat_name(t, snapshot, s.seat)}" for s in snapshot.seats]
     if not snapshot.seats:
         lines.append(t("lobby.nobody"))
+    option_keys = list(option_keys)
     options = [option_label(t, key, snapshot.options.get(key)) for key in option_keys]
     lines += ["", " · ".join(options), "", t("lobby.hint")]
     buttons: list[tuple[Button, ...]] = [
@@ -132,12 +133,15 @@ def render_lobby(t: Translator, snapshot: GameSnapshot, option_keys: Iterable[st
             Button(t("button.add_computer"), LobbyPress(game, "bot").encode()),
             Button(t("button.remove_computer"), LobbyPress(game, "unbot").encode()),
         ),
-        tuple(
-            Button(
-                option_label(t, key, snapshot.options.get(key)),
-                LobbyPress(game, f"o.{key}").encode(),
-            )
-            for key in option_keys
+        *rows(
+            [
+                Button(
+                    option_label(t, key, snapshot.options.get(key)),
+                    LobbyPress(game, f"o.{key}").encode(),
+                )
+                for key in option_keys
+            ],
+            2,
         ),
         (
             Button(t("button.start"), LobbyPress(game, "start").encode()),
@@ -148,7 +152,12 @@ def render_lobby(t: Translator, snapshot: GameSnapshot, option_keys: Iterable[st
     return Content("\n".join(lines), tuple(row for row in buttons if row))
 
 
-def lobby_option_keys(snapshot: GameSnapshot, game_options: Iterable[str]) -> list[str]:
+def lobby_option_keys(
+    snapshot: GameSnapshot, game_options: Iterable[str], *, realtime: bool = False
+) -> list[str]:
+    """The options a lobby offers: a real-time game has no turns, so no turn settings."""
+    if realtime:
+        return list(game_options)
     return [TURN_SECONDS, AUTOPILOT_AFTER, *game_options]
 
 

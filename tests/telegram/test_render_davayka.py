@@ -1,0 +1,314 @@
+"""Davay-ka!'s table and panels: the whole table in words, exactly the legal buttons, no leak."""
+
+from __future__ import annotations
+
+import re
+from random import Random
+from typing import Any
+
+from bot.games.cards import Card, parse_card
+from bot.games.davayka import DAVAYKA, EVENT_CODES, DavaykaState, LastMove, Move, make_state
+from bot.games.engine import Event
+from bot.i18n import translator
+from bot.services.types import GameSnapshot, SeatInfo
+from bot.telegram.callbacks import ActPress, parse
+from bot.telegram.render import panel_content, table_content
+from bot.telegram.render.common import event_line
+from bot.telegram.render.content import Content
+
+T = translator("en")
+NOW = 1_800_000_000.0
+
+
+def cs(text: str) -> tuple[Card, ...]:
+    return tuple(parse_card(code) for code in text.split())
+
+
+def snapshot(
+    state: DavaykaState,
+    *,
+    names: tuple[str | None, str | None] = ("Anna", "Boris"),
+    status: str = "playing",
+    recent: tuple[Event, ...] = (),
+) -> GameSnapshot:
+    infos = tuple(
+        SeatInfo(i, None if n is None else 100 + i, n or "", "en", None, 0)
+        for i, n in enumerate(names)
+    )
+    legal = {
+        s: tuple((DAVAYKA.encode_action(a), a) for a in DAVAYKA.legal_actions(state, s))
+        for s in (0, 1)
+        if DAVAYKA.legal_actions(state, s)
+    }
+    return GameSnapshot(
+        game_id=7,
+        chat_id=-100,
+        topic_id=0,
+        chat_kind="supergroup",
+        chat_language="en",
+        game_key="davayka",
+        status=status,
+        version=12,
+        options={"countdown": 5, "idle_seconds": 10, "forfeit_seconds": 120},
+        creator_id=100,
+        join_token="tok",
+        seats=infos,
+        table_message_id=None,
+        deadline_at=None,
+        min_players=2,
+        max_players=2,
+        public=DAVAYKA.view(state, None),
+        views={i.seat: DAVAYKA.view(state, i.seat) for i in infos if not i.is_computer},
+        legal=legal,
+        acting=DAVAYKA.acting_seats(state),
+        outcome=DAVAYKA.outcome(state),
+        recent=recent,
+    )
+
+
+def play_state(**kwargs: Any) -> DavaykaState:
+    """Anna's 7♥ fits both 8♣ and 6♦, her Q♠ fits nothing, her 5♥ fits 6♦; Boris's 9♦ fits
+    8♣. Face-down cards are ones that appear nowhere face up."""
+    defaults: dict[str, Any] = dict(
+        rows=[
+            [cs("2s 3s 4s 7h"), cs("2h 3h Qs"), cs("2d 5h"), ()],
+            [cs("2c 3c 4c 9d"), (), cs("Kd"), cs("Ac")],
+        ],
+        stocks=[cs("Th Jh"), cs("Tc")],
+        centres=[cs("Jd 8c"), cs("6d")],
+        opened=NOW,
+        idle_since=(NOW, NOW),
+        last_press=(NOW, NOW),
+    )
+    defaults.update(kwargs)
+    return make_state(**defaults)
+
+
+HIDDEN = ("2♠", "3♠", "4♠", "2♥", "3♥", "2♦", "2♣", "3♣", "4♣", "10♥", "J♥", "10♣", "J♦")
+
+
+def shown_cards(text: str) -> set[str]:
+    return {m.group(0) for m in re.finditer(r"(10|[2-9JQKA])[♠♥♦♣]", text)}
+
+
+def labels(content: Content) -> list[list[str]]:
+    return [[b.text for b in row] for row in content.keyboard]
+
+
+def presses(content: Content) -> list[ActPress]:
+    found = [parse(b.data) for row in content.keyboard for b in row if b.data]
+    assert all(isinstance(p, ActPress) for p in found)
+    return found  # type: ignore[return-value]
+
+
+# -- the group table ------------------------------------------------------------------------
+
+
+def test_table_draws_both_rows_the_centre_and_what_happens_next_without_face_down_cards() -> None:
+    content = table_content(T, snapshot(play_state()), NOW + 3.2)
+    text = content.text
+    assert "🔥 <b>Round 1</b> — play! No turns" in text
+    assert "<b>Anna</b> · stock 2 · 🏆 0" in text and "<b>Boris</b> · stock 1 · 🏆 0" in text
+    assert "7♥▪▪▪   Q♠▪▪   5♥▪   —" in text
+    assert "9♦▪▪▪   —   K♦   A♣" in text
+    assert "🎯 Centre: <b>8♣</b> and <b>6♦</b> (2 + 1 cards)" in text
+    assert "🤖 Autopilot: Anna in 7 s · Boris in 7 s" in text
+    assert shown_cards(text) == {"7♥", "Q♠", "5♥", "9♦", "K♦", "A♣", "8♣", "6♦"}
+    assert content.keyboard == ()
+    assert all(len(line) <= 50 for line in text.split("\n") if not line.startswith("To move"))
+
+
+def test_table_before_the_round_counts_down_and_marks_who_is_ready() -> None:
+    state = DAVAYKA.new_game(2, {}, Random(4), NOW)
+    state = DAVAYKA.apply(state, 1, DAVAYKA.legal_actions(state, 1)[0], Random(0), NOW).state
+    text = table_content(T, snapshot(state), NOW + 1.5).text
+    assert "🚦 <b>Round 1</b> — get ready" in text
+    assert "<b>Boris ✅</b> · stock 16" in text and "<b>Anna</b> · stock 16" in text
+    assert "🎯 Centre: empty until the round starts" in text
+    assert "The round starts in 4 s, or as soon as both press Ready." in text
+    assert "To move: <b>Anna</b> ⏳ 4 s" in text
+    tops = {pile[-1].label for row in state.rows for pile in row}
+    assert shown_cards(text) == tops
+
+
+def test_table_in_a_stall_says_when_new_cards_come_and_warns_of_a_forfeit() -> None:
+    state = play_state(
+        centres=[cs("Jd 8c"), cs("6d")],
+        rows=[[cs("2s 3s 4s Kh")], [cs("2c 3c 4c Ks")]],
+        phase="stall",
+        opened=NOW,
+        pressed=(True, False),
+        last_press=(NOW, NOW - 100),
+    )
+    text = table_content(T, snapshot(state), NOW + 1).text
+    assert "🛑 <b>Round 1</b> — nobody can move" in text
+    assert "«Давай-ка!» New centre cards in 2 s, or as soon as both call it." in text
+    assert "<b>Anna ✅</b>" in text
+    assert "🚪 Boris loses in 19 s without a press." in text
+    assert "Anna loses" not in text
+
+
+def test_table_with_one_centre_pile() -> None:
+    state = play_state(
+        rows=[[cs("7h"), cs("Qs")], [cs("2c 3c 4c 9d")]],
+        stocks=[(), cs("Tc")],
+        centres=[cs("Jd 8c")],
+    )
+    text = table_content(T, snapshot(state), NOW).text
+    assert "🎯 Centre: <b>8♣</b> (2 cards) — the only pile" in text
+    assert "<b>Anna</b> · stock 0" in text
+
+
+def test_finished_tables_say_why_with_cards_left_and_places() -> None:
+    state = play_state(phase="over", winner=1, end_reason="forfeit")
+    content = table_content(T, snapshot(state, status="finished"), NOW)
+    assert "🚪 Anna stopped playing — Boris wins." in content.text
+    assert "Anna: 11 cards left · 🏆 0" in content.text
+    assert "Boris: 7 cards left · 🏆 0" in content.text
+    assert "🥇 Boris" in content.text and "🥈 Anna" in content.text
+    assert labels(content) == [["🔄 Rematch"]]
+
+    won = play_state(phase="over", winner=0, end_reason="cards", rounds_won=(4, 2), round_no=6)
+    assert "🎉 Anna got rid of every card!" in table_content(T, snapshot(won), NOW).text
+    drawn = play_state(phase="over", winner=None, end_reason="rounds", round_no=30)
+    assert "🤝 After 30 rounds both have as many cards: a draw." in (
+        table_content(T, snapshot(drawn), NOW).text
+    )
+    by_rounds = play_state(phase="over", winner=1, end_reason="rounds", round_no=30)
+    assert "⌛ After 30 rounds Boris has fewer cards and wins." in (
+        table_content(T, snapshot(by_rounds), NOW).text
+    )
+    both_away = play_state(phase="over", winner=None, end_reason="forfeit")
+    assert "🤝 Both players stopped playing: a draw." in (
+        table_content(T, snapshot(both_away), NOW).text
+    )
+
+
+def test_names_are_escaped_everywhere() -> None:
+    game = snapshot(play_state(), names=("<b>Eve</b>", "Bo & Co"))
+    table = table_content(T, game, NOW).text
+    assert "&lt;b&gt;Eve&lt;/b&gt;" in table and "Bo &amp; Co" in table
+    assert "<b>Eve</b>" not in table
+    panel = panel_content(T, game, 0, NOW).text
+    assert "Bo &amp; Co" in panel
+    state = play_state(last_move=LastMove(1, 0, parse_card("9d"), 0, False))
+    assert (
+        "⚡ Bo &amp; Co played 9♦."
+        in panel_content(T, snapshot(state, names=("A", "Bo & Co")), 0, NOW).text
+    )
+
+
+def test_a_computer_seat_is_named_as_one() -> None:
+    text = table_content(T, snapshot(play_state(), names=("Anna", None)), NOW).text
+    assert "<b>🤖 Computer 1</b> · stock 1" in text
+
+
+# -- the panel ------------------------------------------------------------------------------
+
+
+def test_panel_offers_each_fitting_card_once_per_centre_pile_it_fits() -> None:
+    game = snapshot(play_state())
+    content = panel_content(T, game, 0, NOW)
+    # The left pile's moves on the first row, the right pile's on the second.
+    assert labels(content) == [["7♥ → 8♣"], ["7♥ → 6♦", "5♥ → 6♦"]]
+    codes = [p.code for p in presses(content)]
+    assert codes == ["m07h0", "m07h1", "m25h1"]
+    assert sorted(codes) == sorted(code for code, _ in game.legal[0])
+    assert all(p.game_id == 7 and p.version == 12 for p in presses(content))
+    assert all(len(b.data.encode()) <= 64 for row in content.keyboard for b in row if b.data)
+    text = content.text
+    # The other player's row on top, one's own at the bottom.
+    assert text.index("<b>Boris</b>") < text.index("🎯 Centre") < text.index("<b>You</b>")
+    assert "👆 Tap a card to play it: one rank up or down, any suit." in text
+    assert "👉 <b>Your move</b>" in text
+    assert not shown_cards(text) & set(HIDDEN)
+
+
+def test_panel_of_a_player_without_a_move_has_no_buttons() -> None:
+    state = play_state(rows=[[cs("2s Qs")], [cs("2c 3c 4c 9d")]])
+    content = panel_content(T, snapshot(state), 0, NOW)
+    assert content.keyboard == ()
+    assert "None of your cards fits now — keep an eye on the centre." in content.text
+    assert "Waiting for Boris…" in content.text
+    boris = panel_content(T, snapshot(state), 1, NOW)
+    assert labels(boris) == [["9♦ → 8♣"]]
+
+
+def test_ready_and_davayka_buttons_and_what_follows_a_press() -> None:
+    state = DAVAYKA.new_game(2, {}, Random(4), NOW)
+    ready = panel_content(T, snapshot(state), 0, NOW)
+    assert labels(ready) == [["✅ Ready"]] and [p.code for p in presses(ready)] == ["r"]
+    assert "Press <b>Ready</b>" in ready.text
+    state = DAVAYKA.apply(state, 0, DAVAYKA.legal_actions(state, 0)[0], Random(0), NOW).state
+    done = panel_content(T, snapshot(state), 0, NOW)
+    assert (
+        done.keyboard == ()
+        and "✅ You are ready. Waiting for Boris or the countdown." in done.text
+    )
+
+    stall = play_state(rows=[[cs("2s Kh")], [cs("2c Ks")]], phase="stall")
+    flip = panel_content(T, snapshot(stall), 1, NOW)
+    assert labels(flip) == [["🔔 Давай-ка!"]] and [p.code for p in presses(flip)] == ["f"]
+    assert "press <b>Давай-ка!</b>" in flip.text and "in 3 s" in flip.text
+    pressed = play_state(rows=[[cs("2s Kh")], [cs("2c Ks")]], phase="stall", pressed=(0, 1))
+    waiting = panel_content(T, snapshot(pressed), 1, NOW)
+    assert waiting.keyboard == ()
+    assert "🔔 You called «Давай-ка!» New cards come when Anna does too" in waiting.text
+
+
+def test_panel_says_what_just_happened_to_the_reader() -> None:
+    theirs = play_state(last_move=LastMove(1, 0, parse_card("9d"), 0, False))
+    assert "⚡ Boris played 9♦." in panel_content(T, snapshot(theirs), 0, NOW).text
+    auto = play_state(last_move=LastMove(0, 0, parse_card("7h"), 0, True))
+    assert "🤖 The autopilot played your 7♥." in panel_content(T, snapshot(auto), 0, NOW).text
+    mine = play_state(last_move=LastMove(0, 0, parse_card("7h"), 0, False))
+    assert "You played 7♥." in panel_content(T, snapshot(mine), 0, NOW).text
+
+
+def test_a_new_round_panel_says_who_won_the_last_one() -> None:
+    state = DAVAYKA.new_game(2, {}, Random(4), NOW)
+    won = (
+        Event("davayka.out", 1),
+        Event("davayka.round_won", 1, {"round": 1, "reason": "out", "taken": 23}),
+        Event("davayka.laid_out", None, {"round": 2}),
+    )
+    game = snapshot(state, recent=won)
+    assert "🏆 You won round 1! Anna took 23 cards." in panel_content(T, game, 1, NOW).text
+    assert "Boris won round 1; you took 23 cards." in panel_content(T, game, 0, NOW).text
+    drawn = (Event("davayka.round_drawn", None, {"round": 4}),)
+    assert "🤝 Round 4 was a draw" in panel_content(T, snapshot(state, recent=drawn), 0, NOW).text
+    assert "won round" not in panel_content(T, snapshot(state), 0, NOW).text
+
+
+def test_finished_panel_has_the_result_and_no_buttons() -> None:
+    state = play_state(phase="over", winner=0, end_reason="cards")
+    content = panel_content(T, snapshot(state, status="finished"), 1, NOW)
+    assert content.keyboard == ()
+    assert "🎉 Anna got rid of every card!" in content.text
+    assert "🏁 Game over — you finished 2 of 2." in content.text
+
+
+def test_a_move_button_still_names_its_card_after_the_centre_changed() -> None:
+    # The engine judges a press by the pile and card it names, not by the version.
+    state = play_state()
+    code = next(code for code, a in snapshot(state).legal[0] if isinstance(a, Move))
+    assert DAVAYKA.decode_action(code) == Move(0, parse_card("7h"), 0)
+
+
+def test_every_event_reads_as_a_sentence() -> None:
+    game = snapshot(play_state())
+    args: dict[str, Any] = {
+        "round": 2,
+        "card": parse_card("7h"),
+        "pile": 1,
+        "centre": 0,
+        "auto": 0,
+        "count": 12,
+        "reason": "out",
+        "taken": 9,
+        "kind": "idle",
+    }
+    for code in EVENT_CODES:
+        line = event_line(T, game, Event(code, 0, args))
+        assert line and not line.startswith("event.") and "{" not in line, code
+    assert event_line(T, game, Event("davayka.played", 1, args)) == "Boris plays 7♥"
