@@ -290,7 +290,7 @@ def test_deal_ends_exactly_when_the_last_card_is_taken() -> None:
     assert step.events[3].args == {"score": 27, "total": 27}
     # The pause: 8 s after the deal ended, independent of turn_seconds.
     assert P.next_deadline(end) == 50.0 + BETWEEN_DEALS_SECONDS
-    assert P.acting_seats(end) == (0, 1, 2)
+    assert P.acting_seats(end) == ()  # nobody is to move: computers do not cut the pause
     assert all(P.legal_actions(end, seat) == [NEXT] for seat in range(3))
     assert P.outcome(end) is None
 
@@ -320,7 +320,7 @@ def test_between_deals_next_by_any_seat_and_by_deadline() -> None:
     new = step.state
     assert codes(step.events)[:2] == ["progression.next", "progression.deal_started"]
     assert step.events[0].seat == 1
-    assert step.events[1].args == {"deal": 2, "dealer": 0}
+    assert step.events[1].args == {"deal": 2, "dealer_seat": 0}
     dealt = [e for e in step.events if e.code == "progression.dealt"]
     assert [e.only_seat for e in dealt] == [0, 1, 2]
     assert new.deal == 2 and new.dealer == 0 and new.to_move == 1  # the deal passes left

@@ -9,7 +9,8 @@ Actions (``encode_action`` codes; cards by their 2-character code, e.g. ``7h``, 
 - ``u<card>`` (``u7h``): play the card onto the public stack of its suit.
 - ``d``: take the top card of the draw pile (``TakeCard(None)``).
 - ``t<suit>`` (``ts``, ``th``, ``td``, ``tc``): take the top card of that public stack.
-- ``n``: between deals, deal the next deal now (``NextDeal``); legal for every seat.
+- ``n``: between deals, deal the next deal now (``NextDeal``); legal for every seat, although
+  ``acting_seats`` is empty then (nobody is to move: the pause runs unless someone presses).
 
 A turn is two actions by the same seat: a play (phase ``play``), then a take (phase ``take``).
 
@@ -44,7 +45,8 @@ indexed by seat, per-suit tuples by suit in the order ♠ ♥ ♦ ♣):
 
 Events (``seat`` is the actor unless said otherwise):
 
-- ``progression.deal_started`` {deal, dealer}; ``progression.dealt`` {cards} private to its seat.
+- ``progression.deal_started`` {deal, dealer_seat}; ``progression.dealt`` {cards} private to
+  its seat.
 - ``progression.played_own`` {card}; ``progression.played_public`` {card}.
 - ``progression.drew`` {left: draw-pile size after}; ``progression.drew_card`` {card} private.
 - ``progression.took`` {card}: taken from a public stack.

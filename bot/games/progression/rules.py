@@ -12,7 +12,9 @@ Readings of the rules file where it is silent (each has a test):
   (a public stack takes any card of its suit) and always take.
 - After a deal the state pauses in ``between_deals`` for ``BETWEEN_DEALS_SECONDS`` (8 s, not
   ``turn_seconds``) with the deal's score sheet; ``on_deadline`` then, or any seat's ``Next``,
-  deals the next deal. Nobody is late in that pause, so that deadline emits no timeout event.
+  deals the next deal. Nobody is late in that pause, so that deadline emits no timeout event;
+  and nobody is to move in it (``acting_seats`` is empty, so computer seats do not cut the pause
+  short), while ``legal_actions`` offers ``Next`` to every seat.
   After the deal that decides the match the state goes straight to ``over`` and keeps the sheet.
 - The match may go on past the target for ties: it ends only when some total has reached the
   target and one player alone has the highest total. Places follow the totals (equal totals
@@ -237,7 +239,7 @@ def _start_deal(
         opened=now,
         sheet=sheet,
     )
-    events = [Event(EV_DEAL_STARTED, None, {"deal": deal, "dealer": dealer})]
+    events = [Event(EV_DEAL_STARTED, None, {"deal": deal, "dealer_seat": dealer})]
     events.extend(
         Event(EV_DEALT, seat, {"cards": state.hands[seat]}, only_seat=seat)
         for seat in range(SEATS)
@@ -440,8 +442,8 @@ class ProgressionRules:
     def acting_seats(self, state: ProgressionState) -> tuple[int, ...]:
         if state.phase in (PHASE_PLAY, PHASE_TAKE):
             return (state.to_move,)
-        if state.phase == PHASE_BETWEEN:
-            return tuple(range(SEATS))
+        # Between deals nobody is to move: the pause runs its course (a computer seat must not
+        # press Next at once), though Next stays legal for every seat.
         return ()
 
     def legal_actions(self, state: ProgressionState, seat: int) -> list[ProgressionAction]:

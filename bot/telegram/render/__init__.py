@@ -95,9 +95,12 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
 
 
 def _turn_line(t: Translator, snapshot: GameSnapshot, now: float) -> str:
-    names = ", ".join(seat_name(t, snapshot, seat) for seat in snapshot.acting)
     left = time_left(t, _window(snapshot), now)
-    return t("table.to_move", players=names or "—", left=left).strip()
+    if not snapshot.acting:
+        # A pause nobody is to act in (e.g. Progression between deals).
+        return t("table.pause", left=left).strip()
+    names = ", ".join(seat_name(t, snapshot, seat) for seat in snapshot.acting)
+    return t("table.to_move", players=names, left=left).strip()
 
 
 def _window(snapshot: GameSnapshot) -> float | None:

@@ -1,0 +1,333 @@
+"""Progression's table and panel.
+
+The group table shows every player's private stacks (ranks after the suit symbol, each stack's
+running score), the middle's public stacks (top card in bold), the draw pile and the match
+totals; between deals and at the end it shows the finished deal's score sheet instead.
+
+The panel plays a turn in few presses: a card (which opens the ``card.<code>`` screen), then
+where it goes (only the legal places); in the take phase one press takes from the draw pile or
+from a public stack (only the legal sources). Between deals it offers Next.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from bot.games.cards import SUITS, Card, Suit, parse_card
+from bot.games.progression import (
+    NextDeal,
+    PlayCard,
+    ProgressionView,
+    ScoreSheet,
+    TakeCard,
+    stack_score,
+)
+from bot.i18n import Translator
+from bot.services.types import GameSnapshot
+from bot.telegram.callbacks import ActPress, ScreenPress
+from bot.telegram.render.common import card_label, cards_label, rank_label, seat_name
+from bot.telegram.render.content import Button, Keyboard, rows
+
+#: The sub-screen after choosing a card: ``card.7h`` — where does the seven of hearts go?
+CARD_SCREEN = "card."
+MAIN_SCREEN = "main"
+
+PHASE_PLAY = "play"
+PHASE_TAKE = "take"
+PHASE_BETWEEN = "between_deals"
+PHASE_OVER = "over"
+
+
+def signed(value: int) -> str:
+    """A score with its sign: ``+33``, ``-20``, ``0``."""
+    return f"+{value}" if value > 0 else str(value)
+
+
+def change(value: int) -> str:
+    """What a play changes: ``+20``, ``-10``, ``±0``."""
+    return signed(value) if value else "±0"
+
+
+def _ranks(t: Translator, stack: Sequence[Card]) -> str:
+    return " ".join(rank_label(t, c.rank) for c in stack)
+
+
+def stack_lines(
+    t: Translator, stacks: Sequence[Sequence[Card]], scores: Sequence[int]
+) -> list[str]:
+    """One line per non-empty private stack: ``♠ K J 2 6 7 8 → +33``."""
+    lines = [
+        t("progression.stack", suit=suit.symbol, cards=_ranks(t, stack), score=signed(score))
+        for suit, stack, score in zip(SUITS, stacks, scores, strict=True)
+        if stack
+    ]
+    return lines or [t("progression.no_stacks")]
+
+
+def _middle_lines(t: Translator, public: Sequence[Sequence[Card]]) -> list[str]:
+    lines = []
+    for suit, stack in zip(SUITS, public, strict=True):
+        if stack:
+            below = _ranks(t, stack[:-1])
+            top = rank_label(t, stack[-1].rank)
+            cards = f"{below} <b>{top}</b>" if below else f"<b>{top}</b>"
+            lines.append(t("progression.middle_stack", suit=suit.symbol, cards=cards))
+    return lines or [t("progression.middle_empty")]
+
+
+def _inline_stacks(t: Translator, stacks: Sequence[Sequence[Card]]) -> str:
+    """A player's stacks on one line: ``♠ 5 9 · ♥ A K``."""
+    parts = [
+        f"{suit.symbol} {_ranks(t, stack)}"
+        for suit, stack in zip(SUITS, stacks, strict=True)
+        if stack
+    ]
+    return " · ".join(parts) or t("progression.no_stacks_short")
+
+
+def _middle_tops(t: Translator, public: Sequence[Sequence[Card]]) -> str:
+    tops = [card_label(t, stack[-1]) for stack in public if stack]
+    return " ".join(tops) or t("progression.middle_empty_short")
+
+
+def _standings(t: Translator, snapshot: GameSnapshot, totals: Sequence[int]) -> list[str]:
+    order = sorted(range(len(totals)), key=lambda seat: (-totals[seat], seat))
+    return [
+        t(
+            "progression.standing",
+            place=1 + sum(1 for other in totals if other > totals[seat]),
+            name=seat_name(t, snapshot, seat),
+            total=str(totals[seat]),
+        )
+        for seat in order
+    ]
+
+
+def _sheet_lines(t: Translator, snapshot: GameSnapshot, sheet: ScoreSheet) -> list[str]:
+    lines = [t("progression.sheet_title", deal=sheet.deal)]
+    for seat, row in enumerate(sheet.rows):
+        lines += [
+            "",
+            t(
+                "progression.sheet_player",
+                name=seat_name(t, snapshot, seat),
+                score=signed(row.deal_score),
+                total=str(row.total),
+            ),
+            *stack_lines(t, row.stacks, row.stack_scores),
+        ]
+    return lines
+
+
+def _doing(t: Translator, snapshot: GameSnapshot, view: ProgressionView) -> str:
+    """What the player to move is doing, in words."""
+    if view.to_move is None:
+        return ""
+    name = seat_name(t, snapshot, view.to_move)
+    if view.phase == PHASE_PLAY:
+        return t("progression.doing_play", name=name)
+    if view.must_draw:
+        return t("progression.doing_must_draw", name=name)
+    return t("progression.doing_take", name=name)
+
+
+class ProgressionRenderer:
+    def table(self, t: Translator, snapshot: GameSnapshot, now: float) -> list[str]:
+        view: ProgressionView = snapshot.public
+        if view.phase in (PHASE_BETWEEN, PHASE_OVER) and view.sheet is not None:
+            lines = _sheet_lines(t, snapshot, view.sheet)
+            # The winner is announced by the log (the match_won event) and the results below.
+            if not view.finished:
+                lines += ["", *self._pause_lines(t, view)]
+            return lines
+        lines = [
+            t("progression.deal", deal=view.deal, target=view.target),
+            t.plural("progression.draw_pile", view.draw_size),
+        ]
+        doing = _doing(t, snapshot, view)
+        if doing:
+            lines.append(doing)
+        for seat, stacks in enumerate(view.private_stacks):
+            marker = "👉 " if seat == view.to_move else ""
+            lines += [
+                "",
+                marker
+                + t(
+                    "progression.player",
+                    name=seat_name(t, snapshot, seat),
+                    total=str(view.totals[seat]),
+                    score=signed(view.deal_scores[seat]),
+                ),
+                *stack_lines(t, stacks, view.stack_scores[seat]),
+            ]
+        lines += ["", t("progression.middle"), *_middle_lines(t, view.public_stacks)]
+        return lines
+
+    @staticmethod
+    def _pause_lines(t: Translator, view: ProgressionView) -> list[str]:
+        lines = []
+        best = max(view.totals)
+        if best >= view.target:
+            lines.append(t("progression.tie", total=str(best)))
+        lines.append(t("progression.next_soon", deal=view.deal + 1))
+        return lines
+
+    def panel(
+        self, t: Translator, snapshot: GameSnapshot, seat: int, screen: str | None
+    ) -> tuple[list[str], Keyboard]:
+        view: ProgressionView = snapshot.views[seat]
+        legal = snapshot.legal.get(seat, ())
+        if view.phase in (PHASE_BETWEEN, PHASE_OVER) and view.sheet is not None:
+            return self._pause_panel(t, snapshot, view, legal)
+        lines = self._state_lines(t, snapshot, view, seat)
+        if not legal:
+            return lines, ()
+
+        def show(name: str) -> str:
+            return ScreenPress(snapshot.game_id, snapshot.version, name).encode()
+
+        plays: dict[Card, dict[bool, str]] = {}
+        takes: list[tuple[str, TakeCard]] = []
+        for code, action in legal:
+            if isinstance(action, PlayCard):
+                plays.setdefault(action.card, {})[action.public] = code
+            elif isinstance(action, TakeCard):
+                takes.append((code, action))
+
+        chosen = _chosen_card(screen)
+        if chosen is not None and chosen in plays:
+            lines.append(t("progression.prompt_where", card=card_label(t, chosen)))
+            suit = chosen.suit
+            assert suit is not None
+            places = []
+            own = plays[chosen].get(False)
+            if own is not None:
+                stack = view.private_stacks[seat][suit.order]
+                gain = stack_score((*stack, chosen)) - stack_score(stack)
+                label = t("progression.button_own", suit=suit.symbol, change=change(gain))
+                places.append(Button(label, _press(snapshot, own)))
+            public = plays[chosen].get(True)
+            if public is not None:
+                label = t("progression.button_middle", suit=suit.symbol)
+                places.append(Button(label, _press(snapshot, public)))
+            back = Button(t("button.back"), show(MAIN_SCREEN))
+            return lines, (tuple(places), (back,))
+
+        if plays:
+            fits = [c for c in view.hand or () if False in plays.get(c, {})]
+            if fits:
+                lines.append(t("progression.fits", cards=cards_label(t, fits)))
+            lines.append(t("progression.prompt_play"))
+            cards = [
+                Button(card_label(t, c), show(CARD_SCREEN + c.code))
+                for c in view.hand or ()
+                if c in plays
+            ]
+            return lines, rows(cards, 5)
+
+        if takes:
+            middle = any(action.suit is not None for _, action in takes)
+            lines.append(self._take_prompt(t, view, middle))
+            draw = [
+                Button(t("progression.button_draw", n=view.draw_size), _press(snapshot, code))
+                for code, action in takes
+                if action.suit is None
+            ]
+            public_tops = [
+                Button(card_label(t, _top(view, action.suit)), _press(snapshot, code))
+                for code, action in takes
+                if action.suit is not None
+            ]
+            return lines, tuple(row for row in (tuple(draw), tuple(public_tops)) if row)
+        return lines, ()
+
+    @staticmethod
+    def _take_prompt(t: Translator, view: ProgressionView, middle: bool) -> str:
+        played = view.just_played
+        where = ""
+        if played is not None:
+            key = "you_played_middle" if view.played_public else "you_played_own"
+            where = t(f"progression.{key}", card=card_label(t, played)) + " "
+        if view.must_draw:
+            return where + t("progression.prompt_must_draw")
+        return where + t("progression.prompt_take" if middle else "progression.prompt_draw")
+
+    @staticmethod
+    def _state_lines(
+        t: Translator, snapshot: GameSnapshot, view: ProgressionView, seat: int
+    ) -> list[str]:
+        lines = [
+            t("progression.deal", deal=view.deal, target=view.target),
+            t.plural("progression.draw_pile", view.draw_size),
+            "",
+            t(
+                "progression.your_stacks",
+                total=str(view.totals[seat]),
+                score=signed(view.deal_scores[seat]),
+            ),
+            *stack_lines(t, view.private_stacks[seat], view.stack_scores[seat]),
+        ]
+        for other, stacks in enumerate(view.private_stacks):
+            if other != seat:
+                lines.append(
+                    t(
+                        "progression.other",
+                        name=seat_name(t, snapshot, other),
+                        score=signed(view.deal_scores[other]),
+                        stacks=_inline_stacks(t, stacks),
+                    )
+                )
+        lines += [
+            t("progression.middle_tops", cards=_middle_tops(t, view.public_stacks)),
+            "",
+            t("progression.your_hand", cards=cards_label(t, view.hand or ())),
+        ]
+        return lines
+
+    @staticmethod
+    def _pause_panel(
+        t: Translator,
+        snapshot: GameSnapshot,
+        view: ProgressionView,
+        legal: tuple[tuple[str, object], ...],
+    ) -> tuple[list[str], Keyboard]:
+        sheet = view.sheet
+        assert sheet is not None and view.seat is not None
+        row = sheet.rows[view.seat]
+        lines = [
+            t("progression.sheet_title", deal=sheet.deal),
+            t("progression.you_scored", score=signed(row.deal_score), total=str(row.total)),
+            *stack_lines(t, row.stacks, row.stack_scores),
+            "",
+            t("progression.standings", target=view.target),
+            *_standings(t, snapshot, view.totals),
+        ]
+        if view.finished:
+            return lines, ()
+        lines += ["", t("progression.next_soon", deal=view.deal + 1)]
+        buttons = [
+            Button(t("progression.button_next", deal=view.deal + 1), _press(snapshot, code))
+            for code, action in legal
+            if isinstance(action, NextDeal)
+        ]
+        return lines, rows(buttons, 1)
+
+
+def _press(snapshot: GameSnapshot, code: str) -> str:
+    return ActPress(snapshot.game_id, snapshot.version, code).encode()
+
+
+def _top(view: ProgressionView, suit: Suit) -> Card:
+    return view.public_stacks[suit.order][-1]
+
+
+def _chosen_card(screen: str | None) -> Card | None:
+    if not screen or not screen.startswith(CARD_SCREEN):
+        return None
+    try:
+        return parse_card(screen[len(CARD_SCREEN) :])
+    except ValueError:
+        return None
+
+
+RENDERER = ProgressionRenderer()

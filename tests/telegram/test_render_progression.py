@@ -1,0 +1,289 @@
+"""Progression's table and panel: every stack and score in the group, no hand; legal buttons."""
+
+from __future__ import annotations
+
+import re
+from random import Random
+from typing import Any
+
+from bot.games.cards import parse_cards
+from bot.games.progression import PROGRESSION, PlayCard, ProgressionState, TakeCard, build_state
+from bot.i18n import translator
+from bot.services.types import GameSnapshot, SeatInfo
+from bot.telegram.callbacks import ActPress, ScreenPress, parse
+from bot.telegram.render import panel_content, table_content
+from bot.telegram.render.content import Content
+
+T = translator("en")
+NOW = 1_800_000_000.0
+P = PROGRESSION
+
+
+def cards(text: str) -> tuple[Any, ...]:
+    return parse_cards(text.split())
+
+
+def snapshot(
+    state: ProgressionState,
+    *,
+    names: tuple[str | None, ...] = ("Anna", None, "Carla"),
+    status: str = "playing",
+) -> GameSnapshot:
+    """As the services build it: legal actions for every seat that has any."""
+    infos = tuple(
+        SeatInfo(i, None if n is None else 100 + i, n or "", "en", None, 0)
+        for i, n in enumerate(names)
+    )
+    legal = {}
+    if status == "playing":
+        for info in infos:
+            actions = P.legal_actions(state, info.seat)
+            if actions:
+                legal[info.seat] = tuple((P.encode_action(a), a) for a in actions)
+    return GameSnapshot(
+        game_id=7,
+        chat_id=-100,
+        topic_id=0,
+        chat_kind="supergroup",
+        chat_language="en",
+        game_key="progression",
+        status=status,
+        version=3,
+        options={"turn_seconds": 60, "target": 100},
+        creator_id=100,
+        join_token="tok",
+        seats=infos,
+        table_message_id=None,
+        deadline_at=None,
+        min_players=3,
+        max_players=3,
+        public=P.view(state, None),
+        views={i.seat: P.view(state, i.seat) for i in infos if not i.is_computer},
+        legal=legal,
+        acting=tuple(P.acting_seats(state)) if status == "playing" else (),
+        outcome=P.outcome(state),
+    )
+
+
+def buttons(content: Content) -> list[str]:
+    return [b.text for row in content.keyboard for b in row]
+
+
+def presses(content: Content) -> dict[str, Any]:
+    found = {}
+    for row in content.keyboard:
+        for b in row:
+            assert b.data is not None and len(b.data.encode()) <= 64
+            found[b.text] = parse(b.data)
+    return found
+
+
+def midgame(
+    hands: tuple[str, str, str] = ("9h 2c 3c 4c Kd", "5c 6h 7h 8h 9c", "6c Th Jh Qh 2h"),
+    **kwargs: Any,
+) -> ProgressionState:
+    """Anna (seat 0) to play; she has three stacks, the computer one, Carla none."""
+    return build_state(
+        [cards(h) for h in hands],
+        stacks=[
+            [cards("Ks Js 2s 6s 7s 8s"), cards("Ah"), cards("Qd 9d Td"), ()],
+            [cards("5s 9s"), (), (), ()],
+            [(), (), (), ()],
+        ],
+        public=[cards("3s 4s Qs"), (), cards("7d"), cards("Tc")],
+        totals=(40, 12, -5),
+        target=100,
+        to_move=0,
+        opened=NOW - 10,
+        **kwargs,
+    )
+
+
+def _last_deal_state(totals: tuple[int, int, int]) -> ProgressionState:
+    """Anna takes the last card of the draw pile: the deal ends."""
+    state = build_state(
+        [cards("9h 2c 3c 4c"), cards("5c"), cards("6c")],
+        stacks=[
+            [cards("Ks Js 2s 6s 7s 8s"), (), cards("Qd 9d Td"), ()],
+            [cards("5s 9s"), cards("Ah Kh"), (), ()],
+            [(), (), (), cards("Ac Kc 7c")],
+        ],
+        draw=cards("Tc"),
+        public=[(), cards("8h"), (), ()],
+        totals=totals,
+        target=100,
+        opened=NOW - 10,
+    )
+    state = P.apply(state, 0, P.decode_action("u9h"), Random(1), NOW - 5).state
+    return P.apply(state, 0, P.decode_action("d"), Random(1), NOW - 2).state
+
+
+def test_table_shows_every_stack_score_total_and_the_middle() -> None:
+    text = table_content(T, snapshot(midgame()), NOW).text
+    assert "<b>Deal 1</b> · match to 100 points" in text
+    assert "Draw pile: 20 cards" in text
+    assert "Anna is playing a card." in text
+    assert "👉 <b>Anna</b> · 40 pts · deal +27" in text
+    assert "   ♠ K J 2 6 7 8 → <b>+33</b>" in text
+    assert "   ♥ A → <b>-20</b>" in text
+    assert "   ♦ Q 9 10 → <b>+14</b>" in text
+    assert "<b>🤖 Computer 1</b> · 12 pts · deal +2" in text
+    assert "   ♠ 5 9 → <b>+2</b>" in text
+    assert "<b>Carla</b> · -5 pts · deal 0\n   <i>no stacks yet</i>" in text
+    # The middle: whole stacks, the top card (the one that can be taken) in bold.
+    assert "   ♠ 3 4 <b>Q</b>\n   ♦ <b>7</b>\n   ♣ <b>10</b>" in text
+    assert "To move: <b>Anna</b> ⏳ 50 s" in text
+    assert "Your hand" not in text
+    # Phone width: the visible text (tags aside) stays within about 35 characters a line.
+    assert max(len(re.sub(r"<[^>]+>", "", line)) for line in text.splitlines()) <= 36
+
+
+def test_table_never_depends_on_the_hands() -> None:
+    one = midgame()
+    other = midgame(("Kd 4c 3c 9h 2c", "Th Jh Qh 2h 6c", "9c 8h 7h 6h 5c"))
+    assert P.view(one, None) != P.view(other, 0) and one.hands != other.hands
+    assert table_content(T, snapshot(one), NOW) == table_content(T, snapshot(other), NOW)
+    text = table_content(T, snapshot(one), NOW).text
+    for hand in one.hands:
+        for c in hand:
+            assert c.label not in text
+
+
+def test_names_are_escaped() -> None:
+    game = snapshot(midgame(), names=("<b>Eve</b>", None, "A&B"))
+    text = table_content(T, game, NOW).text
+    assert "&lt;b&gt;Eve&lt;/b&gt;" in text and "A&amp;B" in text and "<b>Eve</b>" not in text
+    panel = panel_content(T, game, 2, NOW).text
+    assert "&lt;b&gt;Eve&lt;/b&gt; (+27): ♠ K J 2 6 7 8 · ♥ A · ♦ Q 9 10" in panel
+
+
+def test_play_is_a_card_then_one_of_its_legal_places() -> None:
+    game = snapshot(midgame())
+    main = panel_content(T, game, 0, NOW)
+    assert "Your hand: <b>9♥ K♦ 2♣ 3♣ 4♣</b>" in main.text
+    assert "Fit your own stacks: 9♥ 2♣ 3♣ 4♣" in main.text
+    assert "<b>Play a card</b>" in main.text and "👉 <b>Your move</b>" in main.text
+    found = presses(main)
+    assert list(found) == ["9♥", "K♦", "2♣", "3♣", "4♣"]
+    assert all(isinstance(p, ScreenPress) and p.version == 3 for p in found.values())
+    assert found["9♥"].screen == "card.9h"
+
+    # 9♥ fits on Anna's ♥ stack (A, -20 → 9 → 0): both places.
+    hearts = panel_content(T, game, 0, NOW, "card.9h")
+    assert "Where does <b>9♥</b> go?" in hearts.text
+    places = presses(hearts)
+    assert list(places) == ["My ♥ stack (+20)", "Middle ♥", "↩️ Back"]
+    assert P.decode_action(places["My ♥ stack (+20)"].code) == PlayCard(cards("9h")[0], False)
+    assert P.decode_action(places["Middle ♥"].code) == PlayCard(cards("9h")[0], True)
+    assert places["↩️ Back"] == ScreenPress(7, 3, "main")
+
+    # K♦ cannot go on Q 9 10: only the middle.
+    diamonds = presses(panel_content(T, game, 0, NOW, "card.Kd"))
+    assert list(diamonds) == ["Middle ♦", "↩️ Back"]
+
+    # Every legal play is reachable, and nothing else.
+    reachable = set()
+    for press in found.values():
+        for sub in presses(panel_content(T, game, 0, NOW, press.screen)).values():
+            if isinstance(sub, ActPress):
+                reachable.add(sub.code)
+    assert reachable == {code for code, _ in game.legal[0]}
+
+
+def test_unknown_or_stale_card_screen_falls_back_to_the_hand() -> None:
+    game = snapshot(midgame())
+    main = panel_content(T, game, 0, NOW)
+    assert panel_content(T, game, 0, NOW, "card.As") == main
+    assert panel_content(T, game, 0, NOW, "card.zz") == main
+    assert panel_content(T, game, 0, NOW, "main") == main
+
+
+def test_take_offers_the_draw_pile_and_the_middle_tops_but_not_the_card_just_played() -> None:
+    state = P.apply(midgame(), 0, P.decode_action("u9h"), Random(1), NOW).state
+    game = snapshot(state)
+    content = panel_content(T, game, 0, NOW)
+    assert "You put 9♥ in the middle. <b>Take a card</b>" in content.text
+    assert content.keyboard[0][0].text == "🂠 Draw pile (20)"
+    found = presses(content)
+    assert list(found) == ["🂠 Draw pile (20)", "Q♠", "7♦", "10♣"]
+    decoded = {label: P.decode_action(p.code) for label, p in found.items()}
+    assert decoded["🂠 Draw pile (20)"] == TakeCard(None)
+    assert {code for code, _ in game.legal[0]} == {p.code for p in found.values()}
+    assert "Anna is taking a card." in table_content(T, game, NOW).text
+
+
+def test_with_nothing_to_take_in_the_middle_only_the_draw_pile_is_offered() -> None:
+    state = build_state([cards("9h 2c 3c 4c Kd"), cards("5c"), cards("6c")], opened=NOW)
+    state = P.apply(state, 0, P.decode_action("u9h"), Random(1), NOW).state
+    content = panel_content(T, snapshot(state), 0, NOW)
+    assert "You put 9♥ in the middle. <b>Take a card</b> from the draw pile." in content.text
+    assert buttons(content) == ["🂠 Draw pile (45)"]
+
+
+def test_backstop_leaves_only_the_draw_pile() -> None:
+    state = P.apply(midgame(no_draw_turns=3), 0, P.decode_action("m2c"), Random(1), NOW).state
+    game = snapshot(state)
+    content = panel_content(T, game, 0, NOW)
+    assert "You put 2♣ on your stack." in content.text
+    assert "<b>take from the draw pile</b>" in content.text
+    assert buttons(content) == ["🂠 Draw pile (20)"]
+    assert "Anna must take from the draw pile." in table_content(T, game, NOW).text
+
+
+def test_waiting_player_sees_the_table_but_has_no_buttons() -> None:
+    content = panel_content(T, snapshot(midgame()), 2, NOW)
+    assert content.keyboard == ()
+    assert "Your hand: <b>2♥ 10♥ J♥ Q♥ 6♣</b>" in content.text
+    assert "<b>You</b> · -5 pts · deal 0" in content.text
+    assert "Middle tops: Q♠ 7♦ 10♣" in content.text
+    assert "Waiting for Anna…" in content.text
+
+
+def test_between_deals_the_group_sees_the_score_sheet_and_anyone_may_press_next() -> None:
+    state = _last_deal_state((40, 12, -5))
+    assert state.phase == "between_deals"
+    game = snapshot(state)
+    assert game.acting == () and set(game.legal) == {0, 1, 2}
+    text = table_content(T, game, NOW).text
+    assert "📋 <b>Deal 1 is over</b> — score sheet" in text
+    assert (
+        "<b>Anna</b> · deal +47 → 87 pts\n   ♠ K J 2 6 7 8 → <b>+33</b>\n"
+        "   ♦ Q 9 10 → <b>+14</b>" in text
+    )
+    assert (
+        "<b>🤖 Computer 1</b> · deal -28 → -16 pts\n   ♠ 5 9 → <b>+2</b>\n"
+        "   ♥ A K → <b>-30</b>" in text
+    )
+    assert "<b>Carla</b> · deal 0 → -5 pts\n   ♣ A K 7 → <b>0</b>" in text
+    assert "Deal 2 starts in a few seconds, or when a player presses Next." in text
+    assert "⏳ 6 s" in text  # the 8-second pause
+    assert "tied" not in text.lower()
+    for seat in (0, 2):
+        panel = panel_content(T, game, seat, NOW)
+        found = presses(panel)
+        assert list(found) == ["⏭ Deal 2 now"]
+        assert found["⏭ Deal 2 now"] == ActPress(7, 3, "n")
+    anna = panel_content(T, game, 0, NOW).text
+    assert "You scored <b>+47</b> → 87 pts." in anna
+    assert "1. Anna — 87 pts\n2. Carla — -5 pts\n3. 🤖 Computer 1 — -16 pts" in anna
+
+
+def test_a_tie_at_the_top_is_announced() -> None:
+    state = _last_deal_state((60, 135, -5))
+    assert state.totals[:2] == (107, 107) and state.phase == "between_deals"
+    text = table_content(T, snapshot(state), NOW).text
+    assert "🤝 Tied at the top with 107 points — one more deal decides." in text
+
+
+def test_the_end_shows_the_last_sheet_the_winner_and_rematch() -> None:
+    state = _last_deal_state((80, 12, -5))
+    game = snapshot(state, status="finished")
+    content = table_content(T, game, NOW)
+    assert "📋 <b>Deal 1 is over</b>" in content.text
+    assert "🥇 Anna — 127 points" in content.text
+    assert "Next" not in content.text
+    assert buttons(content) == ["🔄 Rematch"]
+    panel = panel_content(T, game, 0, NOW)
+    assert panel.keyboard == ()
+    assert "You scored <b>+47</b> → 127 pts." in panel.text
+    assert "Game over — you finished 1 of 3" in panel.text
