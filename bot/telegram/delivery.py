@@ -146,6 +146,9 @@ class Publisher:
             return panel_content(t, snapshot, seat, now, screen)
 
         panel = self._slot((snapshot.game_id, seat), user_id, None, True, message_id, remember)
+        if not snapshot.seats[seat].autopilot:
+            # He took his seat back, so he can be messaged again.
+            panel.unreachable = False
         panel.screen = None
         panel.render = render
         self._touch(panel, snapshot)
@@ -254,6 +257,16 @@ class Publisher:
                 del self._slots[key]
 
     async def _deliver(self, slot: Slot, content: Content) -> None:
+        """Edit the slot's message, or send it anew; a 403 hands a player's seat over."""
+        try:
+            await self._edit_or_send(slot, content)
+        except Forbidden as error:
+            slot.unreachable = True
+            logger.warning("Cannot message chat %s: %s", slot.chat_id, error)
+            if slot.seat is not None and self.on_unreachable is not None:
+                await self.on_unreachable(slot.game_id, slot.seat)
+
+    async def _edit_or_send(self, slot: Slot, content: Content) -> None:
         markup = to_markup(content)
         if slot.message_id is not None:
             try:
@@ -279,21 +292,14 @@ class Publisher:
                     slot.message_id,
                     slot.chat_id,
                 )
-        try:
-            sent = await self.bot.send_message(
-                slot.chat_id,
-                content.text,
-                parse_mode=ParseMode.HTML,
-                reply_markup=markup,
-                message_thread_id=slot.thread_id,
-                link_preview_options=LinkPreviewOptions(is_disabled=True),
-            )
-        except Forbidden as error:
-            slot.unreachable = True
-            logger.warning("Cannot message chat %s: %s", slot.chat_id, error)
-            if slot.seat is not None and self.on_unreachable is not None:
-                await self.on_unreachable(slot.game_id, slot.seat)
-            return
+        sent = await self.bot.send_message(
+            slot.chat_id,
+            content.text,
+            parse_mode=ParseMode.HTML,
+            reply_markup=markup,
+            message_thread_id=slot.thread_id,
+            link_preview_options=LinkPreviewOptions(is_disabled=True),
+        )
         slot.message_id = sent.message_id
         slot.sent = content
         await slot.remember(sent.message_id)

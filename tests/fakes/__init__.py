@@ -1,5 +1,10 @@
 """A fake Telegram Bot API for end-to-end tests with the real python-telegram-bot Application.
 
+The fake is the product's Bot API emulator, :mod:`bot.sandbox` (``python -m bot --sandbox``
+serves it to a browser); the tests use the very same code. Its modules are also reachable
+under their old names (``tests.fakes.bot_api``, ``tests.fakes.models``...): each name is the
+``bot.sandbox`` module itself, not a copy.
+
 * :class:`FakeBotApi` - the world (users, chats, topics, messages, updates) and the Bot API
   methods, with Telegram's errors and flood limits; tests drive users with its simulation
   methods and wait with :meth:`FakeBotApi.settle`.
@@ -8,7 +13,19 @@
 * :func:`render_chat` / :func:`render_all` - chats as readable transcripts.
 """
 
-from .bot_api import (
+import sys as _sys
+
+from bot.sandbox import (
+    bot_api,
+    clock,
+    flood,
+    formatting,
+    models,
+    request,
+    server,
+    transcript,
+)
+from bot.sandbox.bot_api import (
     DEFAULT_TOKEN,
     ChatRef,
     FakeBotApi,
@@ -18,10 +35,16 @@ from .bot_api import (
     WebhookConfig,
     coerce_params,
 )
-from .clock import ManualClock
-from .flood import FloodControl, FloodPolicy
-from .formatting import EntityParseError, FormattedText, format_text, html_escape, utf16_len
-from .models import (
+from bot.sandbox.clock import ManualClock
+from bot.sandbox.flood import FloodControl, FloodPolicy
+from bot.sandbox.formatting import (
+    EntityParseError,
+    FormattedText,
+    format_text,
+    html_escape,
+    utf16_len,
+)
+from bot.sandbox.models import (
     ApiCall,
     ApiError,
     Button,
@@ -35,9 +58,14 @@ from .models import (
     Stats,
     Upload,
 )
-from .request import FakeRequest
-from .server import FakeBotApiServer
-from .transcript import render_all, render_chat, render_message
+from bot.sandbox.request import FakeRequest
+from bot.sandbox.server import FakeBotApiServer
+from bot.sandbox.transcript import render_all, render_chat, render_message
+
+# ``import tests.fakes.models`` (and the like) finds the bot.sandbox module itself.
+for _module in (bot_api, clock, flood, formatting, models, request, server, transcript):
+    _sys.modules[f"{__name__}.{_module.__name__.rsplit('.', 1)[1]}"] = _module
+del _module
 
 __all__ = [
     "DEFAULT_TOKEN",

@@ -7,6 +7,8 @@ Routes, as on ``api.telegram.org``:
   string. A token other than ``api.token`` gets ``401 Unauthorized``.
 * ``GET /file/bot<token>/<file_path>`` - the content of an uploaded file (see ``getFile``).
 
+More routes (the sandbox's chat page, :mod:`bot.sandbox.web`) can be served beside them.
+
 Point python-telegram-bot at it with ``base_url``::
 
     server = FakeBotApiServer(api)
@@ -21,6 +23,7 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 from tornado.httpserver import HTTPServer
@@ -30,7 +33,10 @@ from tornado.web import Application, RequestHandler
 from .bot_api import FakeBotApi
 from .models import Upload
 
-__all__ = ["FakeBotApiServer"]
+__all__ = ["FakeBotApiServer", "Route"]
+
+Route = tuple[str, type[RequestHandler], dict[str, Any]]
+"""A tornado rule: URL pattern, handler class, the handler's ``initialize`` arguments."""
 
 _LOGGER = logging.getLogger(__name__)
 
@@ -161,12 +167,23 @@ class _FileHandler(RequestHandler):
 
 
 class FakeBotApiServer:
-    """Serves a :class:`FakeBotApi` on ``http://<host>:<port>``; ``port=0`` picks a free one."""
+    """Serves a :class:`FakeBotApi` on ``http://<host>:<port>``; ``port=0`` picks a free one.
 
-    def __init__(self, api: FakeBotApi, host: str = "127.0.0.1", port: int = 0) -> None:
+    ``routes`` are served too, after the Bot API's own.
+    """
+
+    def __init__(
+        self,
+        api: FakeBotApi,
+        host: str = "127.0.0.1",
+        port: int = 0,
+        *,
+        routes: Sequence[Route] = (),
+    ) -> None:
         self.api = api
         self.host = host
         self.port = port
+        self.routes = list(routes)
         self._http: HTTPServer | None = None
         self._tasks: set[asyncio.Future[tuple[int, dict[str, Any]]]] = set()
 
@@ -193,6 +210,7 @@ class FakeBotApiServer:
             [
                 (r"/bot([^/]+)/([A-Za-z0-9_]+)/?", _ApiHandler, {"server": self}),
                 (r"/file/bot([^/]+)/(.+)", _FileHandler, {"server": self}),
+                *self.routes,
             ],
             log_function=_log_request,
         )

@@ -1,6 +1,6 @@
 """State objects of the fake Bot API: users, chats, topics, messages, callbacks, files.
 
-These are plain mutable dataclasses owned by :class:`tests.fakes.bot_api.FakeBotApi`. A test
+These are plain mutable dataclasses owned by :class:`bot.sandbox.bot_api.FakeBotApi`. A test
 may keep references to them: the fake updates them in place (an edited message object always
 shows its current version, a callback object shows whether it was answered). Each object can
 render itself as the JSON dict the Bot API would return for it (``to_dict``).

@@ -1,6 +1,6 @@
 """A controllable monotonic clock for the fake's time-dependent behaviour.
 
-Pass ``clock=ManualClock()`` to :class:`~tests.fakes.bot_api.FakeBotApi` and call
+Pass ``clock=ManualClock()`` to :class:`~bot.sandbox.bot_api.FakeBotApi` and call
 :meth:`ManualClock.advance` to move flood-limit windows, callback ages and message dates
 forward without sleeping. (Long polling and :meth:`FakeBotApi.settle` wait in real time.)
 """

@@ -7,12 +7,13 @@ their "message is not modified" error, 403 for users who never started or blocke
 flood limits with ``retry_after``, callback answers that work only once, parse-mode errors,
 long polling with ``offset`` confirmation.
 
-Transports feed it: :class:`tests.fakes.request.FakeRequest` (python-telegram-bot's
-``BaseRequest``, no sockets) and :class:`tests.fakes.server.FakeBotApiServer` (real HTTP).
+Transports feed it: :class:`bot.sandbox.request.FakeRequest` (python-telegram-bot's
+``BaseRequest``, no sockets) and :class:`bot.sandbox.server.FakeBotApiServer` (real HTTP).
 Both call :meth:`FakeBotApi.handle`, which returns an HTTP status and Telegram's JSON body.
 
 Tests drive the users' side with the simulation API (``add_user``, ``add_group``,
-``send_text``, ``press``...) and wait for the bot to finish reacting with :meth:`settle`.
+``send_text``, ``press``...) and wait for the bot to finish reacting with :meth:`settle`;
+the browser sandbox (:mod:`bot.sandbox.world`) drives the same API for a person.
 """
 
 from __future__ import annotations
@@ -391,6 +392,9 @@ class FakeBotApi:
         self.calls: list[ApiCall] = []
         self.stats = Stats()
         self.update_log: list[JSONDict] = []
+        self.revision = 0
+        """Grows whenever the world may have changed (a call other than getUpdates, a new
+        user, chat, message or update): a cheap way for a viewer to know when to look again."""
 
         self._clocks = _Clocks(clock)
         self._messages: dict[int, dict[int, FakeMessage]] = {}
@@ -452,6 +456,7 @@ class FakeBotApi:
         finally:
             if not polling:
                 self._in_flight -= 1
+                self.revision += 1
             self._last_activity = time.monotonic()
 
     def _record_call(self, method: str, name: str, params: JSONDict) -> None:
@@ -496,7 +501,7 @@ class FakeBotApi:
     ) -> None:
         """Make the transport fail the next ``times`` calls of ``method`` at network level.
 
-        :class:`~tests.fakes.request.FakeRequest` raises ``telegram.error.TimedOut`` when
+        :class:`~bot.sandbox.request.FakeRequest` raises ``telegram.error.TimedOut`` when
         ``timeout`` else ``telegram.error.NetworkError``; the HTTP server drops the connection.
         With ``processed`` the call takes effect before its response is lost.
         """
@@ -587,6 +592,7 @@ class FakeBotApi:
         if user.id in self.users or user.id in self.chats:
             raise ValueError(f"id {user.id} is already taken")
         self.users[user.id] = user
+        self.revision += 1
         return user
 
     def add_group(
@@ -623,6 +629,7 @@ class FakeBotApi:
         )
         self.chats[chat.id] = chat
         self._messages[chat.id] = {}
+        self.revision += 1
         return chat
 
     def add_topic(self, chat: ChatRef, name: str, *, creator: FakeUser | None = None) -> FakeTopic:
@@ -735,6 +742,7 @@ class FakeBotApi:
         message.text = message.raw_text = text
         message.entities = _user_entities(text)
         message.edit_date = self._clocks.unix()
+        self.revision += 1
         if self._bot_receives(message):
             await self._enqueue("edited_message", {"edited_message": self._message_dict(message)})
         return message
@@ -946,6 +954,7 @@ class FakeBotApi:
         self._updates.append(_PendingUpdate(update_id, kind, payload))
         self.update_log.append(payload)
         self._last_enqueued_id = update_id
+        self.revision += 1
         condition = self._cond()
         async with condition:
             condition.notify_all()
@@ -1008,6 +1017,7 @@ class FakeBotApi:
         )
         chat.next_message_id += 1
         self._messages.setdefault(chat.id, {})[message.message_id] = message
+        self.revision += 1
         return message
 
     def _bot_receives(self, message: FakeMessage) -> bool:

@@ -1,0 +1,121 @@
+"""``python -m bot --sandbox``: the real bot, the Bot API emulator and the chat page, together.
+
+One event loop runs the emulator (:class:`~bot.sandbox.server.FakeBotApiServer`, which also
+serves the page of :mod:`bot.sandbox.web`) on a loopback port, and the bot as
+``build_application`` makes it, long-polling the emulator through ``TELEGRAM_API_BASE_URL``
+like any local Bot API server. The caller has migrated the database already. Ctrl-C (SIGINT)
+or SIGTERM stops the bot, then the server, and returns.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import signal
+import sys
+from collections.abc import Sequence
+from typing import Final, TextIO
+
+from pydantic import SecretStr
+
+from bot.app import App, build_application
+from bot.settings import Settings
+
+from .server import FakeBotApiServer
+from .web import page_routes
+from .world import SANDBOX_TOKEN, SandboxWorld
+
+__all__ = ["SANDBOX_DATABASE_URL", "run_sandbox", "sandbox_settings"]
+
+logger = logging.getLogger(__name__)
+
+SANDBOX_DATABASE_URL: Final = "sqlite+aiosqlite:///./data/sandbox.db"
+"""The sandbox's own database: its games and leaderboards never mix with a real bot's."""
+
+HOST: Final = "127.0.0.1"
+ALLOWED_UPDATES: Final = ("message", "callback_query", "my_chat_member")
+
+
+def sandbox_settings(settings: Settings, base_url: str) -> Settings:
+    """``settings`` for a bot that talks to the emulator at ``base_url``, by long polling."""
+    return settings.model_copy(
+        update={
+            "telegram_bot_token": SecretStr(SANDBOX_TOKEN),
+            "telegram_api_base_url": base_url,
+            "webhook_url": None,
+            "webhook_secret": None,
+        }
+    )
+
+
+def run_sandbox(
+    settings: Settings,
+    *,
+    port: int = 8080,
+    languages: Sequence[str] = ("en",),
+    out: TextIO = sys.stdout,
+) -> int:
+    """Serve the sandbox on ``http://127.0.0.1:<port>/`` until Ctrl-C; the exit status.
+
+    ``settings.database_url`` is used as it is (see :data:`SANDBOX_DATABASE_URL`); the
+    token and the Bot API URL are the emulator's. ``port=0`` picks a free port. The page's
+    address is printed to ``out`` once the bot is up; nothing is opened by itself.
+    """
+    try:
+        return asyncio.run(_serve(settings, port, languages, out))
+    except KeyboardInterrupt:  # before the signal handlers were in place
+        return 0
+
+
+async def _serve(settings: Settings, port: int, languages: Sequence[str], out: TextIO) -> int:
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for signum in (signal.SIGINT, signal.SIGTERM):
+        loop.add_signal_handler(signum, stop.set)
+
+    world = SandboxWorld.create(languages=languages)
+    server = FakeBotApiServer(world.api, HOST, port, routes=page_routes(world))
+    try:
+        base_url = await server.start()
+    except OSError as error:
+        print(
+            f"cardroom: cannot listen on {HOST}:{port} ({error.strerror or error}); "
+            "choose another port with --port",
+            file=sys.stderr,
+        )
+        return 1
+    application = build_application(sandbox_settings(settings, base_url))
+    try:
+        await _start(application)
+        print(
+            f"Cardroom sandbox: {server.url}/ (open it in a browser; Ctrl-C stops it)",
+            file=out,
+            flush=True,
+        )
+        await stop.wait()
+        logger.info("Stopping the sandbox")
+    finally:
+        await _stop(application)
+        await server.stop()
+    return 0
+
+
+async def _start(application: App) -> None:
+    """What ``run_polling`` does before it waits, in the same order."""
+    await application.initialize()
+    if application.post_init is not None:
+        await application.post_init(application)
+    assert application.updater is not None
+    await application.updater.start_polling(allowed_updates=list(ALLOWED_UPDATES))
+    await application.start()
+
+
+async def _stop(application: App) -> None:
+    """What ``run_polling`` does when it stops, in the same order; safe after a failed start."""
+    if application.updater is not None and application.updater.running:
+        await application.updater.stop()
+    if application.running:
+        await application.stop()
+    await application.shutdown()
+    if application.post_shutdown is not None:
+        await application.post_shutdown(application)

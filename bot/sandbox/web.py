@@ -1,0 +1,221 @@
+"""The sandbox's chat page over HTTP, served beside the Bot API emulator (tornado).
+
+Routes:
+
+* ``GET /`` - the page (``static/index.html``); ``GET /static/<file>`` - its CSS and JS.
+* ``GET /sandbox/api/state?since=<revision>`` - everything the page draws, as JSON
+  (:meth:`SandboxWorld.state`); with ``since`` it waits (up to ~25 s) until the world has
+  changed, so the page sees edits as they happen without polling hard.
+* ``POST /sandbox/api/users`` ``{"name", "language", "started"}`` - add a user.
+* ``POST /sandbox/api/send`` ``{"user_id", "chat_id", "text"}`` - a user writes in a chat.
+* ``POST /sandbox/api/press`` ``{"user_id", "chat_id", "message_id", "data"}`` - a user
+  presses a callback button; answers with the bot's callback answer.
+* ``POST /sandbox/api/open`` ``{"user_id", "url"}`` - a user follows a deep link.
+
+The page is for the person at this machine: requests must name a loopback host, and actions
+must be JSON posts (which a foreign web page cannot send without a CORS preflight we never
+grant).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+from pathlib import Path
+from typing import Any, Final
+
+from tornado.web import HTTPError, RequestHandler, StaticFileHandler
+
+from .server import Route
+from .world import SandboxError, SandboxWorld
+
+__all__ = ["STATIC_DIR", "page_routes"]
+
+logger = logging.getLogger(__name__)
+
+STATIC_DIR: Final = Path(__file__).parent / "static"
+LONG_POLL_SECONDS: Final = 25.0
+_LOCAL_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "[::1]"})
+
+
+class _LocalHandler(RequestHandler):
+    """Refuses requests whose ``Host`` is not a loopback name (DNS rebinding)."""
+
+    def prepare(self) -> None:
+        host = self.request.host_name.lower()
+        if host not in _LOCAL_HOSTS:
+            raise HTTPError(403)
+
+    def set_default_headers(self) -> None:
+        self.set_header("Cache-Control", "no-store")
+        self.set_header("X-Content-Type-Options", "nosniff")
+        self.set_header("Referrer-Policy", "no-referrer")
+
+
+class _PageHandler(_LocalHandler):
+    """``GET /``: the chat page."""
+
+    def set_default_headers(self) -> None:
+        super().set_default_headers()
+        self.set_header(
+            "Content-Security-Policy",
+            "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+        )
+
+    def get(self) -> None:
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish((STATIC_DIR / "index.html").read_bytes())
+
+
+class _StaticHandler(StaticFileHandler):
+    """``GET /static/<file>``: the page's CSS and JavaScript, never cached (a dev tool)."""
+
+    def prepare(self) -> None:
+        if self.request.host_name.lower() not in _LOCAL_HOSTS:
+            raise HTTPError(403)
+
+    def set_extra_headers(self, path: str) -> None:
+        self.set_header("Cache-Control", "no-cache")
+        self.set_header("X-Content-Type-Options", "nosniff")
+
+
+class _ApiHandler(_LocalHandler):
+    """Common ground of the JSON endpoints."""
+
+    def initialize(self, world: SandboxWorld) -> None:
+        self.world = world
+
+    def check_xsrf_cookie(self) -> None:
+        """The JSON content type is the check (see the module docstring)."""
+
+    def body(self) -> dict[str, Any]:
+        if not self.request.headers.get("Content-Type", "").startswith("application/json"):
+            raise HTTPError(415, "send JSON")
+        try:
+            data = json.loads(self.request.body or b"{}")
+        except ValueError:
+            raise HTTPError(400, "the body is not JSON") from None
+        if not isinstance(data, dict):
+            raise HTTPError(400, "the body is not a JSON object")
+        return data
+
+    def reply(self, data: Any, status: int = 200) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(json.dumps(data, ensure_ascii=False))
+
+    def write_error(self, status_code: int, **kwargs: Any) -> None:
+        error = kwargs.get("exc_info", (None, None, None))[1]
+        detail = error.log_message if isinstance(error, HTTPError) else None
+        self.set_header("Content-Type", "application/json; charset=utf-8")
+        self.finish(json.dumps({"error": detail or self._reason}))
+
+
+def _integer(data: dict[str, Any], name: str) -> int:
+    value = data.get(name)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise HTTPError(400, f"{name} must be a whole number")
+    return value
+
+
+def _text(data: dict[str, Any], name: str) -> str:
+    value = data.get(name)
+    if not isinstance(value, str):
+        raise HTTPError(400, f"{name} must be text")
+    return value
+
+
+class _StateHandler(_ApiHandler):
+    """``GET /sandbox/api/state[?since=<revision>]``."""
+
+    _gone = False
+
+    def on_connection_close(self) -> None:
+        """The page went away (reloaded, closed) while waiting."""
+        self._gone = True
+
+    async def get(self) -> None:
+        since = self.get_query_argument("since", None)
+        if since is not None and since.lstrip("-").isdigit():
+            await self.world.wait_for_change(int(since), LONG_POLL_SECONDS)
+        if not self._gone:
+            self.reply(self.world.state())
+
+
+class _UsersHandler(_ApiHandler):
+    """``POST /sandbox/api/users``."""
+
+    def post(self) -> None:
+        data = self.body()
+        language = data.get("language")
+        try:
+            user = self.world.add_user(
+                _text(data, "name"),
+                language if isinstance(language, str) else None,
+                started=bool(data.get("started", False)),
+            )
+        except SandboxError as error:
+            self.reply({"error": str(error)}, 400)
+            return
+        self.reply({"id": user.id, "name": user.full_name})
+
+
+class _SendHandler(_ApiHandler):
+    """``POST /sandbox/api/send``."""
+
+    async def post(self) -> None:
+        data = self.body()
+        try:
+            message = await self.world.send(
+                _integer(data, "user_id"), _integer(data, "chat_id"), _text(data, "text")
+            )
+        except SandboxError as error:
+            self.reply({"error": str(error)}, 400)
+            return
+        self.reply({"message_id": message.message_id})
+
+
+class _PressHandler(_ApiHandler):
+    """``POST /sandbox/api/press``."""
+
+    async def post(self) -> None:
+        data = self.body()
+        try:
+            answer = await self.world.press(
+                _integer(data, "user_id"),
+                _integer(data, "chat_id"),
+                _integer(data, "message_id"),
+                _text(data, "data"),
+            )
+        except SandboxError as error:
+            self.reply({"error": str(error)}, 400)
+            return
+        self.reply(answer.to_dict())
+
+
+class _OpenHandler(_ApiHandler):
+    """``POST /sandbox/api/open``."""
+
+    async def post(self) -> None:
+        data = self.body()
+        try:
+            message = await self.world.open_link(_integer(data, "user_id"), _text(data, "url"))
+        except SandboxError as error:
+            self.reply({"error": str(error)}, 400)
+            return
+        self.reply({"chat_id": message.chat_id, "message_id": message.message_id})
+
+
+def page_routes(world: SandboxWorld) -> list[Route]:
+    """The page's routes, to serve beside the Bot API (``FakeBotApiServer(routes=...)``)."""
+    api = {"world": world}
+    return [
+        (r"/", _PageHandler, {}),
+        (r"/static/(.*)", _StaticHandler, {"path": str(STATIC_DIR)}),
+        (r"/sandbox/api/state", _StateHandler, api),
+        (r"/sandbox/api/users", _UsersHandler, api),
+        (r"/sandbox/api/send", _SendHandler, api),
+        (r"/sandbox/api/press", _PressHandler, api),
+        (r"/sandbox/api/open", _OpenHandler, api),
+    ]

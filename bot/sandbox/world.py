@@ -1,0 +1,287 @@
+"""The sandbox's world: one group chat, the simulated users, and what the chat page can do.
+
+:class:`SandboxWorld` wraps a :class:`~bot.sandbox.bot_api.FakeBotApi` for a person instead
+of a test: it answers the chat page's questions (:meth:`SandboxWorld.state`, everything a
+Telegram client would show, as JSON) and carries out what the person does as one of the
+simulated users (send a message, press a button, follow a deep link, add a user). The bot on
+the other side is the real one, talking to the emulator over HTTP; nothing here knows it.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import re
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import Any, Final
+
+from .bot_api import FakeBotApi
+from .models import FakeChat, FakeMessage, FakeUser
+
+__all__ = [
+    "SANDBOX_TOKEN",
+    "CallbackAnswer",
+    "SandboxError",
+    "SandboxWorld",
+]
+
+JSONDict = dict[str, Any]
+
+SANDBOX_TOKEN: Final = "1000000001:CardroomSandbox-NotASecret-LocalOnly00"
+"""The bot's token in the sandbox: fixed and public, it only opens the local emulator."""
+
+DEFAULT_USERS: Final = (("Anna", "en"), ("Boris", "en"))
+MAX_MESSAGES_SHOWN: Final = 150
+MAX_NAME_LENGTH: Final = 64
+MAX_USERS: Final = 30
+_LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$")
+
+
+class SandboxError(Exception):
+    """Something the page asked for that cannot be done; the message says why."""
+
+
+@dataclass(frozen=True, slots=True)
+class CallbackAnswer:
+    """How the bot answered a button press (``answered`` is False if it did not in time)."""
+
+    answered: bool
+    text: str | None = None
+    show_alert: bool = False
+    url: str | None = None
+
+    def to_dict(self) -> JSONDict:
+        return {
+            "answered": self.answered,
+            "text": self.text,
+            "show_alert": self.show_alert,
+            "url": self.url,
+        }
+
+
+class SandboxWorld:
+    """A group chat with the bot, users to act as, and their private chats with the bot.
+
+    Args:
+        api: the emulator the bot talks to.
+        group_title: the name of the group every user is in.
+        languages: language codes the page suggests for new users (the bot's, first).
+        users: the users to begin with, as (name, language); they have started the bot,
+            so they get direct messages at once. The first one created the group.
+    """
+
+    def __init__(
+        self,
+        api: FakeBotApi,
+        *,
+        group_title: str = "Card club",
+        languages: Sequence[str] = ("en",),
+        users: Iterable[tuple[str, str]] = DEFAULT_USERS,
+    ) -> None:
+        self.api = api
+        self.languages = list(languages)
+        self.group = api.add_group(group_title)
+        for name, language in users:
+            self.add_user(name, language, started=True)
+
+    @classmethod
+    def create(cls, *, languages: Sequence[str] = ("en",)) -> SandboxWorld:
+        """A new world whose bot logs in with :data:`SANDBOX_TOKEN`, under Telegram's limits."""
+        api = FakeBotApi(
+            token=SANDBOX_TOKEN,
+            bot_username="cardroom_bot",
+            bot_first_name="Cardroom",
+            clock=time.monotonic,
+        )
+        return cls(api, languages=languages)
+
+    # -- what the person does ---------------------------------------------------------------
+
+    def add_user(self, name: str, language: str | None, *, started: bool = False) -> FakeUser:
+        """A new member of the group; ``started`` if he has already opened the bot's DM."""
+        name = " ".join(name.split())
+        if not name:
+            raise SandboxError("A user needs a name.")
+        if len(name) > MAX_NAME_LENGTH:
+            raise SandboxError(f"A name has at most {MAX_NAME_LENGTH} characters.")
+        if len(self.api.users) >= MAX_USERS:
+            raise SandboxError(f"The sandbox holds at most {MAX_USERS} users.")
+        code = (language or "").strip().lower().replace("_", "-") or None
+        if code is not None and not _LANGUAGE_CODE.match(code):
+            raise SandboxError(f"{language!r} is not a language code such as en or pt-br.")
+        user = self.api.add_user(name, language_code=code, started=started)
+        self.api.join_group(user, self.group)
+        if self.group.creator_id is None:
+            self.group.creator_id = user.id
+            self.group.admin_ids.add(user.id)
+        return user
+
+    async def send(self, user_id: int, chat_id: int, text: str) -> FakeMessage:
+        """The user writes ``text`` in the group or in his own private chat with the bot."""
+        user = self.user(user_id)
+        chat = self._chat_of(user, chat_id)
+        text = text.strip()
+        if not text:
+            raise SandboxError("The message is empty.")
+        if len(text) > 4096:
+            raise SandboxError("A message has at most 4096 characters.")
+        return await self.api.send_text(user, chat, text)
+
+    async def press(
+        self,
+        user_id: int,
+        chat_id: int,
+        message_id: int,
+        data: str,
+        *,
+        wait: float = 10.0,
+    ) -> CallbackAnswer:
+        """The user presses a callback button; returns the bot's answer once it comes.
+
+        ``data`` is what the button held when the page drew it: like a Telegram client, the
+        page may press a keyboard the bot has replaced meanwhile (the bot then says so).
+        """
+        user = self.user(user_id)
+        chat = self._chat_of(user, chat_id)
+        try:
+            message = self.api.message(chat, message_id)
+        except KeyError:
+            raise SandboxError("There is no such message.") from None
+        if message.deleted:
+            raise SandboxError("That message was deleted.")
+        callback = await self.api.press_data(user, chat, message_id, data)
+        try:
+            await self.api.wait_until(lambda: callback.answered, timeout=wait, interval=0.02)
+        except TimeoutError:
+            return CallbackAnswer(answered=False)
+        return CallbackAnswer(
+            answered=True,
+            text=callback.text,
+            show_alert=callback.show_alert,
+            url=callback.url,
+        )
+
+    async def open_link(self, user_id: int, url: str) -> FakeMessage:
+        """The user follows a ``t.me/<bot>?start=<payload>`` link: ``/start <payload>`` in DM."""
+        user = self.user(user_id)
+        try:
+            return await self.api.open_link(user, url)
+        except ValueError:
+            raise SandboxError(f"{url} is not a link to @{self.api.bot.username}.") from None
+
+    # -- what the page shows ----------------------------------------------------------------
+
+    @property
+    def revision(self) -> int:
+        """Grows whenever what :meth:`state` returns may have changed."""
+        return self.api.revision
+
+    async def wait_for_change(self, since: int, timeout: float) -> int:  # noqa: ASYNC109
+        """The revision, once it differs from ``since`` or ``timeout`` seconds have passed."""
+        with contextlib.suppress(TimeoutError):
+            await self.api.wait_until(
+                lambda: self.revision != since, timeout=timeout, interval=0.05
+            )
+        return self.revision
+
+    def state(self) -> JSONDict:
+        """Everything the page draws: the bot, the users, and every chat with its messages."""
+        users = sorted(self.api.users.values(), key=lambda user: user.id)
+        chats = [self.group, *(self.api.private_chat(user) for user in users)]
+        bot = self.api.bot
+        return {
+            "revision": self.revision,
+            "bot": {"id": bot.id, "name": bot.full_name, "username": bot.username},
+            "group_id": self.group.id,
+            "languages": self.languages,
+            "users": [self._user_dict(user) for user in users],
+            "chats": [self._chat_dict(chat) for chat in chats],
+        }
+
+    def user(self, user_id: int) -> FakeUser:
+        """A simulated user by id."""
+        user = self.api.users.get(user_id)
+        if user is None:
+            raise SandboxError(f"There is no user {user_id}.")
+        return user
+
+    def _chat_of(self, user: FakeUser, chat_id: int) -> FakeChat:
+        if chat_id == self.group.id:
+            return self.group
+        if chat_id == user.id:
+            return self.api.private_chat(user)
+        raise SandboxError(f"{user.full_name} cannot write in chat {chat_id}.")
+
+    def _user_dict(self, user: FakeUser) -> JSONDict:
+        return {
+            "id": user.id,
+            "name": user.full_name,
+            "language": user.language_code,
+            "started": user.started,
+            "blocked": user.blocked,
+            "commands": {
+                "private": self._commands("all_private_chats", user.language_code),
+                "group": self._commands("all_group_chats", user.language_code),
+            },
+        }
+
+    def _commands(self, scope: str, language: str | None) -> list[JSONDict]:
+        """The command menu a Telegram client shows this user in this kind of chat."""
+        for scope_type in (scope, "default"):
+            key = json.dumps({"type": scope_type}, sort_keys=True)
+            for code in (language or "", ""):
+                found = self.api.commands.get((key, code))
+                if found:
+                    return [dict(command) for command in found]
+        return []
+
+    def _chat_dict(self, chat: FakeChat) -> JSONDict:
+        messages = self.api.messages(chat)[-MAX_MESSAGES_SHOWN:]
+        data: JSONDict = {
+            "id": chat.id,
+            "type": chat.type,
+            "title": chat.title if chat.is_group else self.api.bot.full_name,
+            "user_id": chat.user.id if chat.user is not None else None,
+            "members": len(chat.member_ids) + 1 if chat.is_group else 2,
+            "messages": [self._message_dict(message) for message in messages],
+        }
+        return data
+
+    def _message_dict(self, message: FakeMessage) -> JSONDict:
+        keyboard = (message.reply_markup or {}).get("inline_keyboard") or []
+        return {
+            "id": message.message_id,
+            "from": {
+                "id": message.sender.id,
+                "name": message.sender.full_name,
+                "is_bot": message.sender.is_bot,
+            },
+            "date": message.date,
+            "edit_date": message.edit_date,
+            "text": message.text or "",
+            "entities": [dict(entity) for entity in message.entities],
+            "photo": message.photo is not None,
+            "service": _service_text(message),
+            "reply_to": message.reply_to.message_id if message.reply_to is not None else None,
+            "keyboard": [[_button_dict(button) for button in row] for row in keyboard],
+        }
+
+
+def _button_dict(button: JSONDict) -> JSONDict:
+    text = str(button.get("text", ""))
+    if "callback_data" in button:
+        return {"text": text, "kind": "callback", "value": str(button["callback_data"])}
+    if "url" in button:
+        return {"text": text, "kind": "url", "value": str(button["url"])}
+    return {"text": text, "kind": "other", "value": ""}
+
+
+def _service_text(message: FakeMessage) -> str | None:
+    service = message.service or {}
+    if "pinned_message" in service:
+        return f"{message.sender.full_name} pinned a message"
+    if "forum_topic_created" in service:
+        return f"Topic created: {service['forum_topic_created'].get('name', '')}"
+    return None
