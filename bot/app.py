@@ -26,7 +26,7 @@ from bot.telegram import handlers
 from bot.telegram.commands import register_commands
 from bot.telegram.delivery import GROUP_INTERVAL, PRIVATE_INTERVAL, Publisher
 from bot.telegram.handlers import Cardroom
-from bot.telegram.poller import POLL_SECONDS, poll_deadlines
+from bot.telegram.poller import POLL_SECONDS, DeadlinePoller
 
 logger = logging.getLogger(__name__)
 
@@ -72,21 +72,20 @@ def build_application(
         # Redraw what may have changed while the bot was down (not modified = no-op).
         for snapshot in await play.open_snapshots():
             room.publisher.publish(snapshot)
-        assert application.job_queue is not None
-        application.job_queue.run_repeating(
-            poll_deadlines,
-            interval=poll_seconds,
-            first=0.0,
-            name="deadlines",
-            job_kwargs={"max_instances": 1, "coalesce": True, "misfire_grace_time": None},
-        )
+        room.poller.start()
         logger.info("Cardroom is up as @%s", application.bot.username)
 
+    async def post_stop(application: App) -> None:
+        await room.poller.stop()
+
     async def post_shutdown(application: App) -> None:
+        await room.poller.stop()
         await room.publisher.close()
         await db.close()
 
-    application = builder.post_init(post_init).post_shutdown(post_shutdown).build()
+    application = (
+        builder.post_init(post_init).post_stop(post_stop).post_shutdown(post_shutdown).build()
+    )
     publisher = Publisher(
         application.bot,
         play.remember_table,
@@ -101,6 +100,7 @@ def build_application(
         stats=StatsService(db),
         publisher=publisher,
         languages=LanguageService(db),
+        poller=DeadlinePoller(play, publisher, poll_seconds),
     )
     application.bot_data["cardroom"] = room
     publisher.on_chat_moved = room.move_chat

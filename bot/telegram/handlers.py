@@ -41,6 +41,7 @@ from bot.services.stats import StatsService
 from bot.services.types import Actor, AdminCheck, ChatRef, GameSnapshot, ServiceError
 from bot.telegram import boards, callbacks
 from bot.telegram.delivery import Publisher
+from bot.telegram.poller import DeadlinePoller
 from bot.telegram.render import has_renderer
 from bot.telegram.render.common import esc, game_name
 from bot.telegram.throttle import PressThrottle
@@ -59,6 +60,7 @@ class Cardroom:
     stats: StatsService
     publisher: Publisher
     languages: LanguageService
+    poller: DeadlinePoller
     throttle: PressThrottle = field(default_factory=PressThrottle)
 
     async def move_chat(self, old_id: int, new_id: int) -> None:

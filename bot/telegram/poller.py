@@ -1,31 +1,66 @@
-"""The deadline poller: a repeating job that moves on games whose window has closed.
+"""The deadline poller: a loop that moves on games whose window has closed.
 
-Timers are rows (``games.deadline_at``), not jobs: this job only asks the database what is
-due, so a restarted bot simply catches up.
+Timers are rows (``games.deadline_at``), not jobs: the poller only asks the database what is
+due, so a restarted bot simply catches up. It is a plain asyncio task rather than a JobQueue
+job so that stopping the bot lets the current pass finish instead of cancelling it.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
+from typing import Any
 
-from telegram.ext import ContextTypes
-
-from bot.telegram.handlers import cardroom
+from bot.services.play import PlayService
+from bot.telegram.delivery import Publisher
 
 logger = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.5
 
 
-async def poll_deadlines(context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Claim due games, apply their timeouts or computer moves, publish the results."""
-    room = cardroom(context)
-    try:
-        due = await room.play.run_due()
-    except asyncio.CancelledError:
-        # The bot is stopping mid-pass: what was committed stands, the rest waits for next start.
-        logger.debug("Deadline pass interrupted by shutdown")
-        return
-    for snapshot in due:
-        room.publisher.publish(snapshot)
+class DeadlinePoller:
+    """Every ``interval`` seconds: claim due games, apply their timeouts or computer moves."""
+
+    def __init__(
+        self, play: PlayService, publisher: Publisher, interval: float = POLL_SECONDS
+    ) -> None:
+        self.play = play
+        self.publisher = publisher
+        self.interval = interval
+        self._stopping = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    async def run_once(self) -> None:
+        """One pass: every due game moved on and published."""
+        for snapshot in await self.play.run_due():
+            self.publisher.publish(snapshot)
+
+    def start(self) -> None:
+        if self._task is None:
+            self._stopping.clear()
+            self._task = asyncio.create_task(self._loop(), name="deadline-poller")
+
+    async def stop(self) -> None:
+        """Let the current pass finish, then stop."""
+        task, self._task = self._task, None
+        if task is None:
+            return
+        self._stopping.set()
+        await task
+
+    async def _loop(self) -> None:
+        while not self._stopping.is_set():
+            try:
+                await self.run_once()
+            except Exception:
+                logger.exception("Deadline pass failed; the next one retries")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stopping.wait(), self.interval)
+
+
+async def poll_deadlines(context: Any) -> None:
+    """One pass of the application's poller, for a callback context (tests, benchmarks)."""
+    poller: DeadlinePoller = context.bot_data["cardroom"].poller
+    await poller.run_once()

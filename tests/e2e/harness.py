@@ -12,7 +12,7 @@ from telegram.ext import AIORateLimiter
 from bot.app import App, build_application
 from bot.settings import Settings
 from bot.storage.migrate import upgrade_async
-from bot.telegram.poller import poll_deadlines
+from bot.telegram.throttle import PressThrottle
 from tests.fakes import FakeBotApi, FakeChat, FakeMessage, FakeRequest, FakeUser
 
 
@@ -57,6 +57,8 @@ class Harness:
             poll_seconds=0.02,
             clock=self.clock,
         )
+        # Scripted players press far faster than people: the per-user limit is tested on its own.
+        app.bot_data["cardroom"].throttle = PressThrottle(burst=10_000, rate=10_000.0)
         await app.initialize()
         assert app.post_init is not None
         await app.post_init(app)
@@ -75,6 +77,8 @@ class Harness:
         assert app.updater is not None
         await app.updater.stop()
         await app.stop()
+        if app.post_stop is not None:
+            await app.post_stop(app)
         if app.post_shutdown is not None:
             await app.post_shutdown(app)
         await app.shutdown()
@@ -92,15 +96,16 @@ class Harness:
         # the clock moved, however slow the machine (the job itself may run too: the version
         # check makes the two harmless to each other).
         assert self.app is not None
-        await poll_deadlines(_JobContext(self.app))
+        await self.app.bot_data["cardroom"].poller.run_once()
         await self.settle()
 
     # -- looking at chats ------------------------------------------------------------------
 
     def table(self, group: FakeChat) -> FakeMessage:
         """The newest lobby/table message in the group (they open with 🎴, or 🚫 cancelled)."""
-        return next(m for m in reversed(self.api.bot_messages(group))
-                    if m.text.startswith(("🎴", "🚫")))
+        return next(
+            m for m in reversed(self.api.bot_messages(group)) if m.text.startswith(("🎴", "🚫"))
+        )
 
     def panel(self, user: FakeUser) -> FakeMessage | None:
         """The player's newest game panel in his DM."""
@@ -113,17 +118,6 @@ class Harness:
         if panel is None:
             return []
         return [button for row in self.api.buttons(panel) for button in row]
-
-
-@dataclass
-class _JobContext:
-    """Just enough of a PTB callback context for :func:`poll_deadlines`."""
-
-    application: App
-
-    @property
-    def bot_data(self) -> dict[str, Any]:
-        return self.application.bot_data  # type: ignore[no-any-return]
 
 
 def sqlite_url(folder: Path) -> str:
