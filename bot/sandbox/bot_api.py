@@ -1546,10 +1546,23 @@ class FakeBotApi:
         raw_text = args.text("text")
         parse_mode = args.get("parse_mode")
         formatted = self._format(raw_text, parse_mode, args.get("entities"))
+        message = self._post(chat, args, "sendmessage", formatted, raw_text, parse_mode)
+        return self._message_dict(message)
+
+    def _post(
+        self,
+        chat: FakeChat,
+        args: _Args,
+        method: str,
+        formatted: FormattedText,
+        raw_text: str | None,
+        parse_mode: Any,
+    ) -> FakeMessage:
+        """A new bot message in ``chat``: what sendMessage and sendPhoto share."""
         markup = self._validate_markup(args.get("reply_markup"))
         reply_to = self._reply_target(chat, args)
         thread_id, is_topic = self._thread_for_send(chat, args, reply_to)
-        self._consume_flood(chat, "sendmessage")
+        self._consume_flood(chat, method)
         message = self._new_message(chat, self.bot)
         message.text = formatted.text
         message.entities = formatted.entity_list()
@@ -1560,7 +1573,7 @@ class FakeBotApi:
         message.message_thread_id = thread_id
         message.is_topic_message = is_topic
         message.protect_content = args.flag("protect_content")
-        return self._message_dict(message)
+        return message
 
     @_api_method("sendPhoto")
     async def _send_photo(self, args: _Args) -> JSONValue:
@@ -1572,21 +1585,9 @@ class FakeBotApi:
         formatted = self._format(
             raw_caption, parse_mode, args.get("caption_entities"), caption=True
         )
-        markup = self._validate_markup(args.get("reply_markup"))
-        reply_to = self._reply_target(chat, args)
-        thread_id, is_topic = self._thread_for_send(chat, args, reply_to)
-        self._consume_flood(chat, "sendphoto")
-        message = self._new_message(chat, self.bot)
+        message = self._post(chat, args, "sendphoto", formatted, raw_caption, parse_mode)
         message.photo = photo
         message.text = formatted.text or None
-        message.entities = formatted.entity_list()
-        message.raw_text = raw_caption
-        message.parse_mode = parse_mode
-        message.reply_markup = markup
-        message.reply_to = reply_to
-        message.message_thread_id = thread_id
-        message.is_topic_message = is_topic
-        message.protect_content = args.flag("protect_content")
         return self._message_dict(message)
 
     @_api_method("sendChatAction")
