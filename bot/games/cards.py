@@ -1,7 +1,9 @@
 """Playing cards shared by every game: suits, ranks, jokers, decks and seeded shuffles.
 
-Cards are interned: there is exactly one ``Card`` object per (rank, suit), so equality is cheap
-and a two-deck game simply holds the same object twice. Each card has a two-character ``code``
+Cards are interned: there is exactly one ``Card`` object per (rank, suit) — ``Card(rank, suit)``
+hands back the existing one — so a card is equal only to itself, hashing is by identity (both
+done in C, which the engines' sets, dicts and ``in`` tests lean on), and a two-deck game simply
+holds the same object twice. Each card has a two-character ``code``
 (``"Ts"`` is the ten of spades, ``"XJ"`` a joker) used in stored state, the action log and
 callback data.
 """
@@ -9,7 +11,7 @@ callback data.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from enum import Enum
 from random import Random
 from typing import Final
@@ -22,6 +24,11 @@ class Suit(Enum):
     HEARTS = "h"
     DIAMONDS = "d"
     CLUBS = "c"
+
+    # Members are singletons and compare by identity: hash them so, in C (Enum's own
+    # ``__hash__`` is Python code hashing the name, and cards and suits are dict keys
+    # everywhere in the engines).
+    __hash__ = object.__hash__
 
     @property
     def symbol(self) -> str:
@@ -71,29 +78,49 @@ _RANK_BY_CODE: Final = {code: rank for rank, code in RANK_CODES.items()}
 JOKER_CODE: Final = "XJ"
 
 
-@dataclass(frozen=True, slots=True)
+_INTERNED: dict[tuple[int, Suit | None], Card] = {}
+
+
+@dataclass(frozen=True, slots=True, eq=False)
 class Card:
-    """One playing card. Build cards with :func:`card` or :func:`parse_card`, not directly."""
+    """One playing card; :func:`card` and :func:`parse_card` are the usual ways to get one.
+
+    ``eq=False``: equality and hashing are object identity (``object``'s, in C), which is
+    value equality because every (rank, suit) has exactly one object.
+    """
 
     rank: int
     suit: Suit | None
+    #: Two characters: ``"Ts"`` for the ten of spades, ``"XJ"`` for a joker.
+    code: str = field(init=False, repr=False)
+    #: Human-readable, with the suit symbol: ``10♥``, ``K♠``, ``🃏``.
+    label: str = field(init=False, repr=False)
+
+    def __new__(cls, rank: int, suit: Suit | None) -> Card:
+        existing = _INTERNED.get((rank, suit))
+        if existing is not None:
+            return existing
+        created = object.__new__(cls)
+        _INTERNED[(rank, suit)] = created
+        return created
+
+    def __post_init__(self) -> None:
+        # Worked out once per card: both are read on every dump, render and action code.
+        if self.suit is None:
+            code, label = JOKER_CODE, "🃏"
+        else:
+            code = RANK_CODES[self.rank] + self.suit.value
+            label = RANK_LABELS[self.rank] + _SUIT_SYMBOLS[self.suit]
+        object.__setattr__(self, "code", code)
+        object.__setattr__(self, "label", label)
+
+    def __reduce__(self) -> tuple[type[Card], tuple[int, Suit | None]]:
+        # Pickling and copy.copy/deepcopy go through the constructor: still the same object.
+        return (Card, (self.rank, self.suit))
 
     @property
     def is_joker(self) -> bool:
         return self.rank == JOKER_RANK
-
-    @property
-    def code(self) -> str:
-        if self.suit is None:
-            return JOKER_CODE
-        return RANK_CODES[self.rank] + self.suit.value
-
-    @property
-    def label(self) -> str:
-        """Human-readable label with the suit symbol, e.g. ``10♥``, ``K♠``, ``🃏``."""
-        if self.suit is None:
-            return "🃏"
-        return RANK_LABELS[self.rank] + self.suit.symbol
 
     def __repr__(self) -> str:
         return f"Card({self.code})"

@@ -51,7 +51,8 @@ Readings where the rules file is silent (each one has a test):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import replace
+from dataclasses import fields
+from operator import attrgetter
 from random import Random
 from typing import Any, Final
 
@@ -196,6 +197,19 @@ def lay_out(cards: Sequence[Card]) -> tuple[Row, Pile]:
 
 def row_cards(row: Row) -> Pile:
     return tuple(c for pile in row for c in pile)
+
+
+_STATE_FIELDS: Final = tuple(f.name for f in fields(DavaykaState))
+_STATE_INDEX: Final = {name: i for i, name in enumerate(_STATE_FIELDS)}
+_state_values: Final = attrgetter(*_STATE_FIELDS)
+
+
+def _replace(state: DavaykaState, **changes: Any) -> DavaykaState:
+    """``dataclasses.replace`` for states, in a third less time (it runs on every step)."""
+    values = list(_state_values(state))
+    for name, value in changes.items():
+        values[_STATE_INDEX[name]] = value
+    return DavaykaState(*values)
 
 
 def _set(values: tuple[Any, ...], index: int, value: Any) -> tuple[Any, ...]:
@@ -384,7 +398,7 @@ class DavaykaRules:
                 raise IllegalAction(ERR_TOO_LATE)
             if state.pressed[seat]:
                 raise IllegalAction(ERR_ALREADY_PRESSED)
-            state = replace(
+            state = _replace(
                 state,
                 pressed=_set(state.pressed, seat, True),
                 last_press=_set(state.last_press, seat, t),
@@ -397,7 +411,7 @@ class DavaykaRules:
                 raise IllegalAction(ERR_TOO_LATE)
             if state.pressed[seat]:
                 raise IllegalAction(ERR_ALREADY_PRESSED)
-            state = replace(
+            state = _replace(
                 state,
                 pressed=_set(state.pressed, seat, True),
                 last_press=_set(state.last_press, seat, t),
@@ -470,7 +484,7 @@ class DavaykaRules:
         # One state built per move (building frozen states is the engine's main cost).
         if not any(new_row):
             events.append(Event(EV_OUT, seat))
-            state = replace(
+            state = _replace(
                 state,
                 rows=rows,
                 centres=centres,
@@ -483,7 +497,7 @@ class DavaykaRules:
         other_can = _row_fits(rows[other], centres)
         if not other_can and not _row_fits(new_row, centres):
             events.append(Event(EV_STALL))
-            return replace(
+            return _replace(
                 state,
                 rows=rows,
                 centres=centres,
@@ -498,7 +512,7 @@ class DavaykaRules:
         idle[seat] = t
         if other_can and not _row_fits(state.rows[other], state.centres):
             idle[other] = t
-        return replace(
+        return _replace(
             state,
             rows=rows,
             centres=centres,
@@ -510,12 +524,12 @@ class DavaykaRules:
 
     def _open_stall(self, state: DavaykaState, t: float, events: list[Event]) -> DavaykaState:
         events.append(Event(EV_STALL))
-        return replace(state, phase=STALL, opened=t, pressed=(False, False))
+        return _replace(state, phase=STALL, opened=t, pressed=(False, False))
 
     def _resume(self, state: DavaykaState, t: float, events: list[Event]) -> DavaykaState:
         """After centre cards were flipped: play on, or another stall if nobody can move."""
         if _has_move(state, 0) or _has_move(state, 1):
-            return replace(state, phase=PLAY, pressed=(False, False), idle_since=(t, t))
+            return _replace(state, phase=PLAY, pressed=(False, False), idle_since=(t, t))
         return self._open_stall(state, t, events)
 
     def _start_round(self, state: DavaykaState, t: float, events: list[Event]) -> DavaykaState:
@@ -529,7 +543,7 @@ class DavaykaRules:
             stocks[s] = stocks[s][1:]
             centres.append((card,))
             events.append(Event(EV_FLIPPED, s, {"card": card, "centre": j}))
-        state = replace(
+        state = _replace(
             state,
             stocks=tuple(stocks),
             centres=tuple(centres),
@@ -566,7 +580,7 @@ class DavaykaRules:
             stocks[s] = stocks[s][1:]
             centres[j] = centres[j] + (card,)
             events.append(Event(EV_FLIPPED, s, {"card": card, "centre": j}))
-        state = replace(
+        state = _replace(
             state,
             stocks=tuple(stocks),
             centres=tuple(centres),
@@ -616,7 +630,7 @@ class DavaykaRules:
                     {"round": state.round_no, "reason": reason, "taken": len(taken)},
                 )
             )
-        state = replace(
+        state = _replace(
             state,
             centres=(),
             centre_owners=(),
@@ -637,7 +651,7 @@ class DavaykaRules:
                 n0, n1 = len(cards[0]), len(cards[1])
                 game_winner = None if n0 == n1 else (0 if n0 < n1 else 1)
             return self._finish(
-                replace(state, rows=(_EMPTY_ROW, _EMPTY_ROW), stocks=(cards[0], cards[1])),
+                _replace(state, rows=(_EMPTY_ROW, _EMPTY_ROW), stocks=(cards[0], cards[1])),
                 game_winner,
                 end,
                 events,
@@ -645,7 +659,7 @@ class DavaykaRules:
         row0, stock0 = lay_out(cards[0])
         row1, stock1 = lay_out(cards[1])
         events.append(Event(EV_LAID_OUT, None, {"round": state.round_no + 1}))
-        return replace(
+        return _replace(
             state,
             rows=(row0, row1),
             stocks=(stock0, stock1),
@@ -660,7 +674,9 @@ class DavaykaRules:
             events.append(Event(EV_GAME_DRAWN, None, {"reason": reason}))
         else:
             events.append(Event(EV_GAME_WON, winner, {"reason": reason}))
-        return replace(state, phase=OVER, pressed=(False, False), winner=winner, end_reason=reason)
+        return _replace(
+            state, phase=OVER, pressed=(False, False), winner=winner, end_reason=reason
+        )
 
     # -- time ------------------------------------------------------------------------------------
 

@@ -1,0 +1,117 @@
+"""``python -m bench [--quick] [--only NAME…] [--profile] [--markdown]``: measure Cardroom.
+
+Runs every measurement (engines, actions with the floor, calls, resume, memory), prints a
+table with the targets of issue #10 beside the figures, and, last, one line
+``SUMMARY {json}`` with every figure by key. ``--quick`` finishes in under a minute on a
+two-core machine; without it the runs are longer and steadier. ``--profile`` prints where a
+press's time goes instead (see :mod:`bench.profile`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import logging
+import os
+import platform
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from bench import actions, calls, engines, memory, resume
+from bench.report import Figure, markdown, summary_line, table
+
+MEASUREMENTS = ("engines", "actions", "calls", "resume", "memory")
+
+
+class _Problems(logging.Handler):
+    """Counts the bot's warnings and errors during the run: a clean run has none."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+        self.first: list[str] = []
+
+    def emit(self, record: logging.LogRecord) -> None:
+        if record.name.startswith(("bot", "telegram")):
+            self.count += 1
+            if len(self.first) < 5:
+                self.first.append(f"{record.levelname} {record.name}: {record.getMessage()}")
+
+
+def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
+    parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
+    parser.add_argument("--quick", action="store_true", help="shorter runs (under a minute)")
+    parser.add_argument(
+        "--only", nargs="+", choices=MEASUREMENTS, help="run only these measurements"
+    )
+    parser.add_argument("--profile", action="store_true", help="profile a press by layer")
+    parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
+    return parser.parse_args(argv)
+
+
+def _load() -> float:
+    try:
+        return os.getloadavg()[0]
+    except OSError:
+        return float("nan")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    arguments = _arguments(argv)
+    logging.basicConfig(level=logging.ERROR, format="%(levelname)s %(name)s: %(message)s")
+    problems = _Problems()
+    logging.getLogger().addHandler(problems)
+    logging.getLogger("bot").setLevel(logging.WARNING)
+    if arguments.profile:
+        from bench.profile import breakdown, report
+
+        print(breakdown())
+        print()
+        print(report())
+        return 0
+    chosen = arguments.only or MEASUREMENTS
+    quick = arguments.quick
+    figures: list[Figure] = []
+    started = time.perf_counter()
+    cpu_started = time.process_time()
+    load_before = _load()
+    with tempfile.TemporaryDirectory(prefix="cardroom-bench-") as scratch:
+        folder = Path(scratch)
+        steps: dict[str, Callable[[], list[Figure]]] = {
+            "engines": lambda: engines.measure(quick),
+            "actions": lambda: actions.measure(folder / "actions", quick),
+            "calls": lambda: calls.measure(folder / "calls", quick),
+            "resume": lambda: resume.measure(folder / "resume", quick),
+            "memory": lambda: memory.measure(folder / "memory", quick),
+        }
+        for name in chosen:
+            step_started = time.perf_counter()
+            print(f"{name}…", file=sys.stderr, flush=True)
+            (folder / name).mkdir()
+            figures += steps[name]()
+            print(f"  {time.perf_counter() - step_started:.1f} s", file=sys.stderr, flush=True)
+    wall = time.perf_counter() - started
+    context: dict[str, object] = {
+        "quick": quick,
+        "wall_s": round(wall, 1),
+        # Below 1 the machine was busy with other work and every time here is inflated.
+        "cpu_share": round((time.process_time() - cpu_started) / wall, 2),
+        "load_avg_1m": round(max(load_before, _load()), 2),
+        "cpus": os.cpu_count(),
+        "python": platform.python_version(),
+        "log_problems": problems.count,
+    }
+    print(table(figures))
+    if arguments.markdown:
+        print()
+        print(markdown(figures))
+    for line in problems.first:
+        print(f"log: {line}")
+    print(summary_line(figures, context))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

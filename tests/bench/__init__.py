@@ -1,0 +1,1 @@
+"""Deterministic budgets of the benchmarks (bench/): counts, never timings."""
