@@ -4,7 +4,7 @@ Runs every measurement (engines, actions with the floor, calls, resume, memory),
 table with the targets of issue #10 beside the figures, and, last, one line
 ``SUMMARY {json}`` with every figure by key. ``--quick`` finishes in under a minute on a
 two-core machine; without it the runs are longer and steadier. ``--profile`` prints where a
-press's time goes instead (see :mod:`bench.profile`).
+press's time goes instead (see :mod:`bench.press_profile`).
 """
 
 from __future__ import annotations
@@ -65,7 +65,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     logging.getLogger().addHandler(problems)
     logging.getLogger("bot").setLevel(logging.WARNING)
     if arguments.profile:
-        from bench.profile import breakdown, report
+        from bench.press_profile import breakdown, report
 
         print(breakdown())
         print()

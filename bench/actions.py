@@ -19,6 +19,7 @@ keeping messages): on Telegram that is Telegram's time, not ours.
 from __future__ import annotations
 
 import asyncio
+import gc
 import sys
 import time
 from collections import Counter
@@ -58,6 +59,27 @@ class FakeTime:
         api.handle = timed  # type: ignore[method-assign]
 
 
+class GcPauses:
+    """Time in Python's cyclic garbage collector while watching (gc.callbacks)."""
+
+    def __init__(self) -> None:
+        self.pauses: list[float] = []
+        self._started = 0.0
+
+    def __enter__(self) -> GcPauses:
+        gc.callbacks.append(self._callback)
+        return self
+
+    def __exit__(self, *_exc: object) -> None:
+        gc.callbacks.remove(self._callback)
+
+    def _callback(self, phase: str, _info: dict[str, int]) -> None:
+        if phase == "start":
+            self._started = time.perf_counter()
+        else:
+            self.pauses.append(time.perf_counter() - self._started)
+
+
 @dataclass
 class Samples:
     latency: list[float] = field(default_factory=list)
@@ -75,6 +97,8 @@ async def build(folder: Path, quick: bool) -> World:
     else:
         await world.create_games(ACTIVE_GAMES)
     await world.warm_languages()
+    world.forget_fake_history()
+    gc.collect()
     return world
 
 
@@ -93,7 +117,7 @@ async def _timed_press(world: World, press: Press, fake: FakeTime) -> tuple[floa
     fake_before = fake.total
     started = time.perf_counter()
     await world.process(press)
-    await world.delivered(press.game.game_id)
+    await world.delivered(press.game)
     elapsed = time.perf_counter() - started
     return elapsed, elapsed - (fake.total - fake_before)
 
@@ -178,7 +202,8 @@ async def run(folder: Path, quick: bool) -> list[Figure]:
     try:
         count = 600 if quick else 3_000
         calls_before = _calls(world.api)
-        presses, ptb, sql, cpu = await sequential(world, count, rng, fake, floor_bot, floor_db)
+        with GcPauses() as collector:
+            presses, ptb, sql, cpu = await sequential(world, count, rng, fake, floor_bot, floor_db)
         calls = sum((_calls(world.api) - calls_before).values())
         _log(f"  sequential: {len(presses.latency)} presses")
         flight, rate_50 = await concurrent(world, count, rng, fake)
@@ -212,6 +237,13 @@ async def run(folder: Path, quick: bool) -> list[Figure]:
         Figure("action_p99_ms", ms(presses.latency, 0.99), "ms", "press, sequential"),
         Figure("actions_per_s", n / sum(presses.latency), "/s", "1 / mean press, sequential"),
         Figure("action_cpu_ms", cpu * 1e3, "ms", "process CPU per press (all threads)"),
+        Figure(
+            "gc_ms_per_press",
+            sum(collector.pauses) / max(1, n) * 1e3,
+            "ms",
+            f"cyclic GC per press, sequential; longest pause "
+            f"{max(collector.pauses, default=0) * 1e3:.0f} ms",
+        ),
         Figure(
             "action_p50_ms_bot",
             ms(presses.bot_only, 0.5),

@@ -44,7 +44,7 @@ async def _games_and_presses(world: World, count: int, rng: Random) -> None:
         press = await world.next_press(game, rng)
         if press is not None:
             await world.process(press)
-            await world.delivered(game.game_id)
+            await world.delivered(game)
 
 
 async def run(folder: Path, count: int) -> tuple[float, float]:

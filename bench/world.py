@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,6 +17,7 @@ from random import Random
 from typing import Any
 
 from pydantic import SecretStr
+from sqlalchemy import update
 from telegram import Update
 from telegram.ext import AIORateLimiter, BaseRateLimiter
 
@@ -26,11 +26,10 @@ from bot.app import App, build_application
 from bot.services.types import Actor, ChatRef, GameSnapshot
 from bot.settings import Settings
 from bot.storage.migrate import upgrade_async
+from bot.storage.models import GameRow
 from bot.telegram.handlers import Cardroom
 from bot.telegram.throttle import PressThrottle
 from tests.fakes import FakeBotApi, FakeCallback, FakeChat, FakeRequest, FakeUser
-
-logger = logging.getLogger(__name__)
 
 #: Seats per game of each kind, humans only (Rank varies 2–4 over its games).
 KINDS = ("rank", "trumps", "advantage", "progression", "davayka")
@@ -203,10 +202,6 @@ class World:
 
     async def reseed(self, game_id: int, seed: int) -> None:
         """Fix a lobby's seed (the services draw it from ``secrets``): a replayable deal."""
-        from sqlalchemy import update
-
-        from bot.storage.models import GameRow
-
         async with self.room.play.db.transaction() as session:
             await session.execute(update(GameRow).where(GameRow.id == game_id).values(seed=seed))
 
@@ -278,6 +273,17 @@ class World:
             for player in game.players:
                 await languages.for_user(Actor(player.id, player.first_name, None, "en"))
 
+    def forget_fake_history(self) -> None:
+        """Drop what the fake Bot API recorded so far (its call log, the updates it sent, old
+        versions of edited messages): set-up history that is not the bot's memory, and that
+        the garbage collector would otherwise walk through during the measurements."""
+        api = self.api
+        api.reset_stats()
+        api.update_log.clear()
+        for chat in list(api.chats):
+            for message in api.messages(chat):
+                message.history.clear()
+
     # -- presses ---------------------------------------------------------------------------
 
     def watch_snapshots(self) -> None:
@@ -332,16 +338,18 @@ class World:
         app = self.application
         await app.process_update(Update.de_json(press.payload, app.bot))
 
-    async def delivered(self, game_id: int) -> None:
+    async def delivered(self, game: BenchGame) -> None:
         """Wait until everything the publisher owes this game's chats has been sent."""
-        publisher = self.room.publisher
-        # The publisher keeps one flushing task per message it maintains (``_slots``).
-        slots = publisher._slots
+        # The publisher keeps one flushing task per message it maintains, in ``_slots`` by
+        # (game, seat), the table under seat -1: look those up, not through every game's.
+        slots = self.room.publisher._slots
+        keys = [(game.game_id, seat) for seat in range(-1, len(game.players))]
         while True:
-            tasks = [
-                s.task for k, s in list(slots.items()) if k[0] == game_id and s.task is not None
+            pending = [
+                slot.task
+                for slot in (slots.get(key) for key in keys)
+                if slot is not None and slot.task is not None and not slot.task.done()
             ]
-            pending = [t for t in tasks if not t.done()]
             if not pending:
                 return
             await asyncio.gather(*pending, return_exceptions=True)

@@ -46,7 +46,7 @@ async def test_a_seeded_rank_game_edits_each_message_in_place_within_budget(
             assert press is not None, "a playing game with nobody to move"
             before = Counter(api.stats.by_chat)
             await world.process(press)
-            await world.delivered(game.game_id)
+            await world.delivered(game)
             assert press.callback.answered and press.callback.text is None  # accepted
             presses += 1
             # At most one edit per message per press: table and panels, each in place.
