@@ -177,6 +177,18 @@ class Rules(Protocol[S, A]):
         """Places (and scores) once the game is over; ``None`` while it goes on."""
         ...
 
+    def standings(self, state: S) -> Outcome | None:
+        """The outcome if the game were stopped now (e.g. every human seat is on autopilot).
+
+        Places (and scores, filled exactly as :meth:`outcome` fills them) from the standing
+        a fair referee would use: each game documents its ranking rule, normally the game's
+        own backstop ending applied to the current state. ``None`` while the game has barely
+        begun: too little has been played for a ranking to mean anything (each game defines
+        this, e.g. its first round or deal is not complete); the game should then be
+        cancelled rather than scored. For a finished game it equals :meth:`outcome`.
+        """
+        ...
+
     def rematch_options(self, state: S, options: Options) -> dict[str, Any]:
         """Options for a rematch of this finished game (who deals next, per the rules)."""
         ...

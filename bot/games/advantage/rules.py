@@ -351,6 +351,15 @@ class _Table:
             self.emit(Event(EV_WON, winner, {"pairs": won, "other_pairs": lost, "reason": reason}))
 
 
+def _by_pairs(state: AdvantageState) -> Outcome:
+    """Places by pairs laid aside (more is better, equal counts share); scores: the counts."""
+    counts = (state.pair_count(0), state.pair_count(1))
+    return Outcome(
+        places=places_from_ranking([-n for n in counts]),
+        scores=tuple(float(n) for n in counts),
+    )
+
+
 def _in_hand(state: AdvantageState, seat: int, c: Card) -> bool:
     return any(held is c for held in state.public[seat]) or any(
         held is c for held in state.private[seat]
@@ -547,11 +556,22 @@ class AdvantageRules:
     def outcome(self, state: AdvantageState) -> Outcome | None:
         if state.phase != PHASE_OVER:
             return None
-        counts = (state.pair_count(0), state.pair_count(1))
-        return Outcome(
-            places=places_from_ranking([-n for n in counts]),
-            scores=tuple(float(n) for n in counts),
-        )
+        return _by_pairs(state)
+
+    def standings(self, state: AdvantageState) -> Outcome | None:
+        """The outcome if the game stopped now: more pairs laid aside ranks higher.
+
+        Ranking: the pairs each player has laid aside so far, exactly as at the end of the
+        game (more pairs is better, equal counts share a place; the scores are the pair
+        counts). Barely begun: the first cycle (Drop, Exchange, Pairs) is not complete. Pairs
+        are only laid aside at the end of a cycle, so until then nobody can have scored and a
+        ranking would be a coin toss.
+        """
+        if state.phase == PHASE_OVER:
+            return self.outcome(state)
+        if state.cycle <= 1:
+            return None
+        return _by_pairs(state)
 
     # -- codes and storage ------------------------------------------------------------------
 

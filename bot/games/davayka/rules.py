@@ -81,7 +81,15 @@ from bot.games.davayka.state import (
     encode_action,
     load_state,
 )
-from bot.games.engine import Event, IllegalAction, Options, OptionSpec, Outcome, Step
+from bot.games.engine import (
+    Event,
+    IllegalAction,
+    Options,
+    OptionSpec,
+    Outcome,
+    Step,
+    places_from_ranking,
+)
 
 # --- constants -------------------------------------------------------------------------------
 
@@ -242,6 +250,39 @@ def _row_fits(row: Row, centres: tuple[Pile, ...]) -> bool:
 
 def _has_move(state: DavaykaState, seat: int) -> bool:
     return _row_fits(state.rows[seat], state.centres)
+
+
+def _fewer_row_cards(state: DavaykaState) -> int | None:
+    """The seat with fewer cards in his row (the stuck round's winner); ``None`` if equal."""
+    n0, n1 = (sum(map(len, row)) for row in state.rows)
+    return None if n0 == n1 else (0 if n0 < n1 else 1)
+
+
+def _gathered(state: DavaykaState, winner: int | None) -> tuple[list[Pile], Pile]:
+    """Each seat's cards once the round ends with ``winner`` (``None``: a drawn round).
+
+    The winner keeps his stock and puts his row under it; the loser puts both centre piles
+    and his row under his stock (``taken``, the second value). In a drawn round each puts
+    his own centre pile and his row under his stock (``taken`` is empty).
+    """
+    rows = [row_cards(row) for row in state.rows]
+    if winner is None:
+        cards: list[Pile] = []
+        for s in (0, 1):
+            own = tuple(
+                c
+                for pile, owner in zip(state.centres, state.centre_owners, strict=True)
+                if owner == s
+                for c in pile
+            )
+            cards.append(state.stocks[s] + own + rows[s])
+        return cards, ()
+    loser = 1 - winner
+    taken = tuple(c for pile in state.centres for c in pile) + rows[loser]
+    cards = [(), ()]
+    cards[winner] = state.stocks[winner] + rows[winner]
+    cards[loser] = state.stocks[loser] + taken
+    return cards, taken
 
 
 def make_state(
@@ -589,9 +630,7 @@ class DavaykaRules:
             last_move=None,
         )
         if state.centre_owners and all(recycles[s] >= MAX_RECYCLES for s in state.centre_owners):
-            sizes = [len(row_cards(row)) for row in state.rows]
-            winner = None if sizes[0] == sizes[1] else (0 if sizes[0] < sizes[1] else 1)
-            return self._end_round(state, winner, REASON_STUCK, t, events)
+            return self._end_round(state, _fewer_row_cards(state), REASON_STUCK, t, events)
         return self._resume(state, t, events)
 
     def _end_round(
@@ -603,25 +642,11 @@ class DavaykaRules:
         events: list[Event],
     ) -> DavaykaState:
         """Gather the cards under the stocks, then the next layout or the end of the game."""
-        rows = [row_cards(row) for row in state.rows]
+        cards, taken = _gathered(state, winner)
         won = state.rounds_won
         if winner is None:
-            cards = []
-            for s in (0, 1):
-                own = tuple(
-                    c
-                    for pile, owner in zip(state.centres, state.centre_owners, strict=True)
-                    if owner == s
-                    for c in pile
-                )
-                cards.append(state.stocks[s] + own + rows[s])
             events.append(Event(EV_ROUND_DRAWN, None, {"round": state.round_no}))
         else:
-            loser = 1 - winner
-            taken = tuple(c for pile in state.centres for c in pile) + rows[loser]
-            cards = [(), ()]
-            cards[winner] = state.stocks[winner] + rows[winner]
-            cards[loser] = state.stocks[loser] + taken
             won = _set(won, winner, won[winner] + 1)
             events.append(
                 Event(
@@ -854,6 +879,22 @@ class DavaykaRules:
         if state.winner is None:
             return Outcome((1, 1))
         return Outcome((1, 2) if state.winner == 0 else (2, 1))
+
+    def standings(self, state: DavaykaState) -> Outcome | None:
+        """The outcome if the game stopped now: the rules' backstop ends applied to this state.
+
+        Ranking: the round in progress (if any) ends as a stuck round does: fewer cards in
+        the row wins it and puts his row under his stock, the other takes both centre piles
+        and his row; equal rows, each takes his own centre pile and his row. Then, as after
+        the 30th round, fewer cards in all wins and equal counts are a draw. Between rounds
+        this is simply fewer cards in all. Barely begun: the first round is not complete.
+        """
+        if state.phase == OVER:
+            return self.outcome(state)
+        if state.round_no <= 1:
+            return None
+        cards, _ = _gathered(state, _fewer_row_cards(state))
+        return Outcome(places_from_ranking([len(cards[0]), len(cards[1])]))
 
     def rematch_options(self, state: DavaykaState, options: Options) -> dict[str, Any]:
         """No dealer in this game: a rematch keeps the options unchanged."""

@@ -39,6 +39,7 @@ from bot.games.engine import (
     OptionSpec,
     Outcome,
     Step,
+    places_from_ranking,
 )
 from bot.games.progression.ai import choose_action
 from bot.games.progression.scoring import can_stack, card_value, stack_score
@@ -537,6 +538,22 @@ class ProgressionRules:
         places = places_of(state)
         if places is None:
             return None
+        return Outcome(places, tuple(float(total) for total in state.totals))
+
+    def standings(self, state: ProgressionState) -> Outcome | None:
+        """The outcome if the match stopped now: the totals of the deals completed so far.
+
+        Ranking: the match totals, higher first, equal totals sharing a place (as at the end
+        of a match); the scores are those totals. The deal in progress does not count: its
+        stacks are only scored when it ends (a stack of face cards waiting for its numbers
+        stands at -10 per card until then), and cards in hand never count. Barely begun: the
+        first deal is not complete, so nobody has a score yet.
+        """
+        if state.phase == PHASE_OVER:
+            return self.outcome(state)
+        if state.deal <= 1 and state.phase != PHASE_BETWEEN:
+            return None
+        places = places_from_ranking([-total for total in state.totals])
         return Outcome(places, tuple(float(total) for total in state.totals))
 
     def rematch_options(self, state: ProgressionState, options: Options) -> dict[str, Any]:

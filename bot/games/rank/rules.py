@@ -617,6 +617,27 @@ class RankRules:
                 keys.append((1, len(hand)))
         return Outcome(places_from_ranking(keys))
 
+    def standings(self, state: RankState) -> Outcome | None:
+        """The outcome if the game stopped now: the backstop ending applied to this state.
+
+        Ranking (the rules' backstop end): players already out keep their places in the
+        order they went out, a pending exit standing (it ranks after those out); those still
+        holding cards follow, fewer cards first, equal counts sharing a place. Barely begun:
+        the first round is not complete (not every player holding cards has had a turn).
+        """
+        if state.phase == OVER:
+            return self.outcome(state)
+        if state.round <= 1:
+            return None
+        out = state.out if state.pending is None else (*state.out, state.pending)
+        keys: list[tuple[int, int]] = []
+        for seat, hand in enumerate(state.hands):
+            if seat in out:
+                keys.append((0, out.index(seat)))
+            else:
+                keys.append((1, len(hand)))
+        return Outcome(places_from_ranking(keys))
+
     # --- codes and storage -----------------------------------------------------------
 
     def encode_action(self, action: RankAction) -> str:

@@ -32,6 +32,7 @@ from bot.games.engine import (
     OptionSpec,
     Outcome,
     Step,
+    places_from_ranking,
 )
 from bot.games.trumps import computer
 from bot.games.trumps.state import (
@@ -370,6 +371,24 @@ class TrumpsRules:
         if state.winner is None:
             return Outcome((1, 1))
         return Outcome((1, 2) if state.winner == 0 else (2, 1))
+
+    def standings(self, state: TrumpsState) -> Outcome | None:
+        """The outcome if the game stopped now: the 400-move backstop applied to this state.
+
+        Ranking (the rules' backstop end): fewer cards in hand wins, equal counts are a draw
+        (hands are counted as they stand, also between a beat and its second card, as the
+        backstop does). Barely begun: the trumps are still being chosen, or the first round
+        of play is not complete: the non-dealer has led but the dealer has not finished his
+        answer yet (a take, or a beat and its second card).
+        """
+        if state.phase == OVER:
+            return self.outcome(state)
+        if state.phase == CHOOSE_TRUMP or state.moves < 2:
+            return None
+        if state.moves == 2 and state.phase == SECOND:
+            return None  # the dealer beat the lead and still owes his second card
+        sizes = (len(state.hands[0]), len(state.hands[1]))
+        return Outcome(places_from_ranking(sizes))
 
     # -- the computer player ----------------------------------------------------------------
 
