@@ -4,7 +4,9 @@ Every message the bot keeps up to date (a group table, a player's DM panel) is a
 Publishing a snapshot marks slots dirty; each slot is flushed by one task that waits for its
 chat's next free moment (about every 3 s in a group, every second in a private chat), then
 renders from the latest snapshot — so a burst of changes costs one edit, and what is sent is
-always the newest state. Content equal to what was last sent is not sent again.
+always the newest state. A slot keeps only a fingerprint of what it last showed, and drops the
+snapshot once it is flushed: content equal to what the message already shows — the passing of
+time aside ("45 s left" counts as its deadline) — is not sent again.
 
 Edits that fail because the message is gone are re-sent as new messages; "message is not
 modified" is success; a user who cannot be messaged (403) is logged and skipped. PTB's
@@ -14,14 +16,14 @@ modified" is success; a user who cannot be messaged (403) is logged and skipped.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import Any
 
-from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions
-from telegram.constants import ParseMode
+import orjson
+from telegram import Bot
 from telegram.error import (
     BadRequest,
     ChatMigrated,
@@ -33,7 +35,7 @@ from telegram.error import (
 
 from bot.i18n import Translator, translator
 from bot.services.types import GameSnapshot
-from bot.telegram.render import Content, panel_content, table_content
+from bot.telegram.render import TIMELESS, Content, Keyboard, panel_content, table_content
 
 logger = logging.getLogger(__name__)
 
@@ -41,20 +43,31 @@ GROUP_INTERVAL = 3.0
 PRIVATE_INTERVAL = 1.0
 RETRY_DELAYS = (1.0, 3.0, 10.0)
 _GONE = ("message to edit not found", "message can't be edited", "message_id_invalid")
+_NO_PREVIEW = '{"is_disabled":true}'
 
-Remember = Callable[[int | None], Awaitable[None]]
+#: Renders a slot's message as of a moment, on a panel screen (``None``: the main one).
 Render = Callable[[float, str | None], Content]
 
 
-def to_markup(content: Content) -> InlineKeyboardMarkup | None:
-    if not content.keyboard:
+def fingerprint(content: Content) -> int:
+    """What a message shows, as one number: equal contents need no edit."""
+    return hash((content.text, content.keyboard))
+
+
+def markup_json(keyboard: Keyboard) -> str | None:
+    """An inline keyboard as the Bot API's ``reply_markup`` JSON; ``None`` for no keyboard."""
+    if not keyboard:
         return None
-    return InlineKeyboardMarkup(
+    rows = [
         [
-            [InlineKeyboardButton(b.text, callback_data=b.data, url=b.url) for b in row]
-            for row in content.keyboard
+            {"text": b.text, "url": b.url}
+            if b.url is not None
+            else {"text": b.text, "callback_data": b.data}
+            for b in row
         ]
-    )
+        for row in keyboard
+    ]
+    return orjson.dumps({"inline_keyboard": rows}).decode()
 
 
 @dataclass(slots=True)
@@ -66,16 +79,17 @@ class Slot:
     chat_id: int
     thread_id: int | None
     private: bool
-    remember: Remember
-    render: Render
     message_id: int | None = None
+    #: How to draw the latest snapshot; dropped (with the snapshot) once it is delivered.
+    render: Render | None = None
     screen: str | None = None
-    sent: Content | None = None
+    #: :func:`fingerprint` of the timeless content the message shows now.
+    sent: int | None = None
     dirty: bool = False
     final: bool = False
     unreachable: bool = False
     task: asyncio.Task[None] | None = None
-    failures: int = field(default=0)
+    failures: int = 0
 
 
 class Publisher:
@@ -115,7 +129,6 @@ class Publisher:
             snapshot.topic_id or None,
             snapshot.chat_kind == "private",
             snapshot.table_message_id,
-            lambda message_id: self._remember_table(snapshot.game_id, message_id),
         )
         table.render = lambda now, _screen: table_content(group_t, snapshot, now)
         self._touch(table, snapshot)
@@ -139,13 +152,10 @@ class Publisher:
         message_id: int | None,
         t: Translator,
     ) -> None:
-        async def remember(new_id: int | None) -> None:
-            await self._remember_panel(snapshot.game_id, seat, new_id)
-
         def render(now: float, screen: str | None) -> Content:
             return panel_content(t, snapshot, seat, now, screen)
 
-        panel = self._slot((snapshot.game_id, seat), user_id, None, True, message_id, remember)
+        panel = self._slot((snapshot.game_id, seat), user_id, None, True, message_id)
         if not snapshot.seats[seat].autopilot:
             # He took his seat back, so he can be messaged again.
             panel.unreachable = False
@@ -162,9 +172,13 @@ class Publisher:
                 slot.sent = None
 
     def show_screen(self, game_id: int, seat: int, screen: str) -> bool:
-        """Switch a panel to a sub-screen (e.g. the joker's rank picker); False if unknown."""
+        """Switch a panel to a sub-screen (e.g. the joker's rank picker).
+
+        False when the panel has no snapshot at hand (unknown, over, or delivered and let
+        go): publish the game's snapshot, then ask again.
+        """
         panel = self._slots.get((game_id, seat))
-        if panel is None or panel.final:
+        if panel is None or panel.final or panel.render is None:
             return False
         panel.screen = None if screen == "main" else screen
         self._schedule(panel, urgent=True)
@@ -177,20 +191,11 @@ class Publisher:
         thread_id: int | None,
         private: bool,
         message_id: int | None,
-        remember: Remember,
     ) -> Slot:
         slot = self._slots.get(key)
         if slot is None:
-            slot = Slot(
-                key[0],
-                key[1] if key[1] >= 0 else None,
-                chat_id,
-                thread_id,
-                private,
-                remember,
-                lambda _n, _s: Content(""),
-                message_id=message_id,
-            )
+            seat = key[1] if key[1] >= 0 else None
+            slot = Slot(key[0], seat, chat_id, thread_id, private, message_id=message_id)
             self._slots[key] = slot
         elif slot.message_id is None:
             slot.message_id = message_id
@@ -216,12 +221,18 @@ class Publisher:
                 await asyncio.sleep(wait)
             urgent = False
             slot.dirty = False
-            content = slot.render(self.wall_clock(), slot.screen)
-            if content == slot.sent or slot.unreachable:
+            render = slot.render
+            if render is None or slot.unreachable:
                 continue
+            # Timeless first: a change of "time left" alone is no reason to edit.
+            shown = fingerprint(render(TIMELESS, slot.screen))
+            if shown == slot.sent:
+                continue
+            content = render(self.wall_clock(), slot.screen)
             self._free_at[slot.chat_id] = loop.time() + interval
             try:
                 await self._deliver(slot, content)
+                slot.sent = shown
                 slot.failures = 0
             except (NetworkError, RetryAfter) as error:
                 if slot.failures >= len(RETRY_DELAYS):
@@ -248,6 +259,8 @@ class Publisher:
                 slot.dirty = True
             except TelegramError as error:
                 logger.warning("Delivery to chat %s refused: %s", slot.chat_id, error)
+        # Delivered: the snapshot is let go (a screen switch asks for it again).
+        slot.render = None
         if slot.final:
             self._forget(slot)
 
@@ -267,23 +280,23 @@ class Publisher:
                 await self.on_unreachable(slot.game_id, slot.seat)
 
     async def _edit_or_send(self, slot: Slot, content: Content) -> None:
-        markup = to_markup(content)
+        markup = markup_json(content.keyboard)
         if slot.message_id is not None:
+            edit: dict[str, Any] = {
+                "chat_id": slot.chat_id,
+                "message_id": slot.message_id,
+                "text": content.text,
+                "parse_mode": "HTML",
+                "link_preview_options": _NO_PREVIEW,
+            }
+            if markup is not None:
+                edit["reply_markup"] = markup
             try:
-                await self.bot.edit_message_text(
-                    content.text,
-                    chat_id=slot.chat_id,
-                    message_id=slot.message_id,
-                    parse_mode=ParseMode.HTML,
-                    reply_markup=markup,
-                    link_preview_options=LinkPreviewOptions(is_disabled=True),
-                )
-                slot.sent = content
+                await self._call("editMessageText", edit)
                 return
             except BadRequest as error:
                 message = error.message.lower()
                 if "not modified" in message:
-                    slot.sent = content
                     return
                 if not any(gone in message for gone in _GONE):
                     raise
@@ -292,17 +305,37 @@ class Publisher:
                     slot.message_id,
                     slot.chat_id,
                 )
-        sent = await self.bot.send_message(
-            slot.chat_id,
-            content.text,
-            parse_mode=ParseMode.HTML,
-            reply_markup=markup,
-            message_thread_id=slot.thread_id,
-            link_preview_options=LinkPreviewOptions(is_disabled=True),
-        )
-        slot.message_id = sent.message_id
-        slot.sent = content
-        await slot.remember(sent.message_id)
+        send: dict[str, Any] = {
+            "chat_id": slot.chat_id,
+            "text": content.text,
+            "parse_mode": "HTML",
+            "link_preview_options": _NO_PREVIEW,
+        }
+        if markup is not None:
+            send["reply_markup"] = markup
+        if slot.thread_id is not None:
+            send["message_thread_id"] = slot.thread_id
+        sent = await self._call("sendMessage", send)
+        slot.message_id = int(sent["message_id"])
+        await self._remember(slot)
+
+    async def _call(self, endpoint: str, data: dict[str, Any]) -> Any:
+        """One Bot API call with the request built here, not by PTB's method and objects.
+
+        ``Bot._post`` is the step under every ``Bot.send_message``/``edit_message_text``:
+        through ``ExtBot``'s rate limiter and PTB's request, which raise ``BadRequest``,
+        ``Forbidden``, ``RetryAfter`` and ``ChatMigrated`` as usual — without building
+        ``InlineKeyboardMarkup`` objects for the request and a ``Message`` from the answer,
+        which took most of an edit's time. (``Bot.do_api_request`` is the public door to
+        the same step, but warns on every call to a method PTB knows.)
+        """
+        return await self.bot._post(endpoint, data)
+
+    async def _remember(self, slot: Slot) -> None:
+        if slot.seat is None:
+            await self._remember_table(slot.game_id, slot.message_id)
+        else:
+            await self._remember_panel(slot.game_id, slot.seat, slot.message_id)
 
     # -- lifecycle ----------------------------------------------------------------------
 
@@ -315,11 +348,11 @@ class Publisher:
             await asyncio.gather(*tasks, return_exceptions=True)
 
     async def close(self) -> None:
-        for slot in self._slots.values():
-            if slot.task and not slot.task.done():
-                slot.task.cancel()
-                with contextlib.suppress(asyncio.CancelledError):
-                    await slot.task
+        """Stop every delivery: all are cancelled at once, then awaited."""
+        tasks = [s.task for s in self._slots.values() if s.task and not s.task.done()]
+        for task in tasks:
+            task.cancel()
+        await asyncio.gather(*tasks, return_exceptions=True)
 
     def __len__(self) -> int:
         return len(self._slots)

@@ -336,4 +336,4 @@ async def test_an_absent_player_plays_his_lowest_card_to_the_middle_and_draws(
     assert f"Anna put {lowest.label} in the middle" in text
     assert "Anna drew from the pile" in text
     assert lowest.label not in hand_of(panel(h, anna))
-    assert "Waiting for" in panel(h, anna).text
+    assert "Not your turn" in panel(h, anna).text

@@ -13,7 +13,7 @@ from tests.e2e.harness import Harness, sqlite_url
 from tests.fakes import FakeBotApi, FakeCallback, FakeChat, FakeMessage, FakeUser, render_chat
 
 #: What only a panel says: its footer (the table says "To move:" and "🏁 Game over").
-PANEL_MARKS = ("Your move", "Waiting for", "you finished")
+PANEL_MARKS = ("Your move", "Not your turn", "you finished")
 #: What only a hand looks like: the panel's hand heading and its suit lines.
 HAND_MARKS = re.compile(r"Your hand|^[♠♥♦♣] ", re.MULTILINE)
 

@@ -3,59 +3,68 @@
 from __future__ import annotations
 
 import asyncio
+import time
+from collections.abc import AsyncIterator, Callable, Coroutine
 from dataclasses import replace
-from types import SimpleNamespace
 from typing import Any
 
+import pytest
 from telegram.error import BadRequest, Forbidden
+from telegram.ext import AIORateLimiter, ExtBot
 
+from bot.services.types import GameSnapshot
+from bot.telegram import delivery
 from bot.telegram.delivery import Publisher
-from tests.telegram.test_render import seats, snapshot
+from tests.fakes import FakeBotApi, FakeRequest
+from tests.telegram.test_render import NOW, seats, snapshot, state
 
 
 class StubBot:
-    """Records sends and edits; raises what a test queues."""
+    """Records sends and edits (the Bot API calls the publisher makes); raises what a test
+    queues."""
 
     def __init__(self) -> None:
         self.calls: list[tuple[str, int, str]] = []
         self.errors: list[Exception] = []
         self.next_id = 100
 
-    def _maybe_fail(self) -> None:
+    async def _post(self, endpoint: str, data: dict[str, Any]) -> dict[str, Any]:
         if self.errors:
             raise self.errors.pop(0)
-
-    async def send_message(self, chat_id: int, text: str, **_: Any) -> SimpleNamespace:
-        self._maybe_fail()
-        self.calls.append(("send", chat_id, text))
-        self.next_id += 1
-        return SimpleNamespace(message_id=self.next_id)
-
-    async def edit_message_text(
-        self, text: str, *, chat_id: int, message_id: int, **_: Any
-    ) -> None:
-        self._maybe_fail()
-        self.calls.append(("edit", chat_id, text))
+        if endpoint == "sendMessage":
+            self.calls.append(("send", data["chat_id"], data["text"]))
+            self.next_id += 1
+            return {"message_id": self.next_id}
+        assert endpoint == "editMessageText", endpoint
+        self.calls.append(("edit", data["chat_id"], data["text"]))
+        return {"message_id": data["message_id"]}
 
 
 class Remembered:
     def __init__(self) -> None:
         self.tables: list[tuple[int, int | None]] = []
+        self.panels: list[tuple[int, int, int | None]] = []
 
     async def table(self, game_id: int, message_id: int | None) -> None:
         self.tables.append((game_id, message_id))
 
     async def panel(self, game_id: int, seat: int, message_id: int | None) -> None:
-        return None
+        self.panels.append((game_id, seat, message_id))
 
 
-def publisher(bot: StubBot, remembered: Remembered, interval: float = 0.0) -> Publisher:
+def publisher(
+    bot: Any,
+    remembered: Remembered,
+    interval: float = 0.0,
+    clock: Callable[[], float] = time.time,
+) -> Publisher:
     return Publisher(
         bot,
         remembered.table,
-        remembered.panel,  # type: ignore[arg-type]
+        remembered.panel,
         group_interval=interval,
         private_interval=interval,
+        wall_clock=clock,
     )
 
 
@@ -94,6 +103,45 @@ async def test_unchanged_content_is_not_sent_again() -> None:
     assert len(bot.calls) == 1
 
 
+async def test_time_passing_alone_is_no_reason_to_edit_but_a_new_deadline_is() -> None:
+    bot, remembered = StubBot(), Remembered()
+    clock = [NOW]
+    pub = publisher(bot, remembered, clock=lambda: clock[0])
+    game = snapshot(state("7h 9s", "Kd Qc", "8c"))
+    pub.publish(game)
+    await pub.drain()
+    sent = len(bot.calls)
+    assert "⏳ 60 s" in bot.calls[0][2]  # the table counts down from the window's start
+
+    clock[0] += 25  # the same game, republished later (a step that changed nothing shown)
+    pub.publish(game)
+    await pub.drain()
+    assert len(bot.calls) == sent
+
+    # A new window (a timeout moved the deadline) is a change: the table and the acting
+    # panel show the time left now.
+    later = replace(game, deadline_at=NOW + 90, version=4)
+    moved = replace(later, public=replace(game.public, deadline=NOW + 90))
+    pub.publish(moved)
+    await pub.drain()
+    assert any("⏳ 65 s" in text for _, _, text in bot.calls[sent:])
+
+
+async def test_a_delivered_panel_lets_its_snapshot_go_and_asks_for_it_for_a_screen() -> None:
+    bot, remembered = StubBot(), Remembered()
+    pub = publisher(bot, remembered)
+    game = snapshot(state("7h 9s", "Kd Qc", "8c"))
+    pub.publish(game)
+    await pub.drain()
+    assert all(slot.render is None for slot in pub._slots.values())
+    # No snapshot at hand: the handler publishes the latest one, then the screen shows.
+    assert not pub.show_screen(7, 0, "joker")
+    pub.publish(game)
+    assert pub.show_screen(7, 0, "joker")
+    await pub.drain()
+    assert all(slot.render is None for slot in pub._slots.values())
+
+
 async def test_not_modified_is_success_and_a_vanished_message_is_sent_anew() -> None:
     bot, remembered = StubBot(), Remembered()
     pub = publisher(bot, remembered)
@@ -119,3 +167,174 @@ async def test_a_user_who_cannot_be_messaged_is_skipped_quietly(caplog: Any) -> 
     await pub.drain()
     assert bot.calls == [], "an unreachable chat is not retried on every change"
     assert all(r.levelname in ("WARNING", "INFO", "DEBUG") for r in caplog.records)
+
+
+async def test_close_cancels_every_pending_delivery_before_waiting_for_any() -> None:
+    class SlowToStop(StubBot):
+        """A call to chat -1 that, cancelled, takes a while to let go (as a database write
+        does); the others are quick."""
+
+        async def _post(self, endpoint: str, data: dict[str, Any]) -> dict[str, Any]:
+            if data["chat_id"] == -1:
+                try:
+                    await asyncio.sleep(10)
+                except asyncio.CancelledError:
+                    await asyncio.sleep(0.3)
+                    raise
+            return await super()._post(endpoint, data)
+
+    bot, remembered = SlowToStop(), Remembered()
+    pub = publisher(bot, remembered, interval=0.1)
+    pub.publish(replace(lobby("Anna"), game_id=1, chat_id=-1))  # hangs in its call
+    for chat in range(2, 6):
+        pub.publish(replace(lobby("Anna"), game_id=chat, chat_id=-chat))
+    await asyncio.sleep(0.02)
+    for chat in range(2, 6):  # due at 0.1 s
+        pub.publish(replace(lobby("Anna", "Boris"), game_id=chat, chat_id=-chat))
+    sent = len(bot.calls)
+    await pub.close()
+    assert len(bot.calls) == sent, "nothing goes out once closing has begun"
+    assert all(slot.task is None or slot.task.done() for slot in pub._slots.values())
+
+
+# -- through python-telegram-bot: the rate limiter and Telegram's errors ---------------------
+
+
+class CountingLimiter(AIORateLimiter):
+    """PTB's limiter, counting the calls that pass through it."""
+
+    def __init__(self) -> None:
+        super().__init__(overall_max_rate=0, group_max_rate=0, max_retries=0)
+        self.endpoints: list[str] = []
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | dict[str, Any] | list[Any]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: int | None,
+    ) -> bool | dict[str, Any] | list[Any]:
+        self.endpoints.append(endpoint)
+        return await super().process_request(
+            callback, args, kwargs, endpoint, data, rate_limit_args
+        )
+
+
+@pytest.fixture
+async def real() -> AsyncIterator[tuple[FakeBotApi, ExtBot[Any], CountingLimiter]]:
+    api = FakeBotApi(flood_limits=False)
+    limiter = CountingLimiter()
+    bot: ExtBot[Any] = ExtBot(
+        api.token,
+        request=FakeRequest(api),
+        get_updates_request=FakeRequest(api),
+        rate_limiter=limiter,
+    )
+    await bot.initialize()
+    await limiter.initialize()
+    limiter.endpoints.clear()  # getMe
+    yield api, bot, limiter
+    await limiter.shutdown()
+    await bot.shutdown()
+
+
+def in_chat(game: GameSnapshot, chat_id: int, *user_ids: int | None) -> GameSnapshot:
+    people = tuple(
+        replace(seat, user_id=user_id) for seat, user_id in zip(game.seats, user_ids, strict=True)
+    )
+    return replace(game, chat_id=chat_id, seats=people)
+
+
+async def test_through_ptb_every_call_passes_the_rate_limiter_with_its_keyboard(
+    real: tuple[FakeBotApi, ExtBot[Any], CountingLimiter],
+) -> None:
+    api, bot, limiter = real
+    anna, boris = api.add_user("Anna"), api.add_user("Boris")
+    group = api.add_group("Card club", members=[anna, boris])
+    remembered = Remembered()
+    pub = publisher(bot, remembered, clock=lambda: NOW)
+    game = in_chat(snapshot(state("7h 9s", "8d Qc", "8c")), group.id, anna.id, boris.id)
+    pub.publish(game)
+    await pub.drain()
+    assert limiter.endpoints == ["sendMessage"] * 3
+    panel = api.last_message(anna)
+    assert panel is not None and "Your hand: 7♥ 9♠" in panel.text
+    assert [[label for label, _ in row] for row in api.buttons(panel)] == [["7♥", "9♠"]]
+    assert {(7, 0, panel.message_id)} <= set(remembered.panels)
+
+    # Anna played 7♥: her panel and Boris's are edited in place, the keyboard goes with it.
+    after = in_chat(snapshot(state("9s", "8d Qc", "8c 7h", turn=1)), group.id, anna.id, boris.id)
+    pub.publish(after)
+    await pub.drain()
+    assert limiter.endpoints[3:] == ["editMessageText"] * 3
+    assert api.buttons(panel) == []
+    boris_panel = api.last_message(boris)
+    assert boris_panel is not None and "Play a 6 or a 8" in boris_panel.text
+    assert not api.stats.errors
+
+
+async def test_through_ptb_telegrams_refusals_are_handled(
+    real: tuple[FakeBotApi, ExtBot[Any], CountingLimiter], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    api, bot, _ = real
+    monkeypatch.setattr(delivery, "RETRY_DELAYS", (0.0, 0.0, 0.0))
+    anna = api.add_user("Anna")
+    group = api.add_group("Card club", supergroup=False, members=[anna])
+    remembered = Remembered()
+    pub = publisher(bot, remembered)
+    unreachable: list[tuple[int, int]] = []
+
+    async def handed_over(game_id: int, seat: int) -> None:
+        unreachable.append((game_id, seat))
+
+    moved: list[tuple[int, int]] = []
+
+    async def chat_moved(old: int, new: int) -> None:
+        moved.append((old, new))
+
+    pub.on_unreachable = handed_over
+    pub.on_chat_moved = chat_moved
+    pub.publish(replace(lobby("Anna"), chat_id=group.id))
+    await pub.drain()
+    table = api.last_message(group)
+    assert table is not None
+
+    # "Not modified" is success; a message that is gone is posted anew.
+    api.fail_next("editMessageText", 400, "Bad Request: message is not modified")
+    pub.publish(replace(lobby("Anna", "Boris"), chat_id=group.id))
+    await pub.drain()
+    api.fail_next("editMessageText", 400, "Bad Request: message to edit not found")
+    pub.publish(replace(lobby("Anna", "Clara"), chat_id=group.id))
+    await pub.drain()
+    newer = api.last_message(group)
+    assert newer is not None and newer.message_id != table.message_id and "Clara" in newer.text
+    assert remembered.tables[-1] == (7, newer.message_id)
+
+    # Flood control (429 → RetryAfter): tried again.
+    api.fail_next("editMessageText", 429, "Too Many Requests: retry after 1", retry_after=1)
+    pub.publish(replace(lobby("Anna", "Dora"), chat_id=group.id))
+    await pub.drain()
+    assert "Dora" in newer.text
+
+    # The group became a supergroup (ChatMigrated): the table is posted there.
+    supergroup = api.migrate_group(group)
+    pub.publish(replace(lobby("Anna", "Emil"), chat_id=group.id))
+    await pub.drain()
+    assert moved == [(group.id, supergroup.id)]
+    moved_table = api.last_message(supergroup)
+    assert moved_table is not None and "Emil" in moved_table.text
+
+    # A player who blocked the bot (Forbidden): his seat is handed over, once.
+    await api.block_bot(anna)
+    game = snapshot(state("7h 9s", "Kd Qc", "8c"), names=("Anna", None))
+    pub.publish(in_chat(game, supergroup.id, anna.id, None))
+    await pub.drain()
+    assert unreachable == [(7, 0)]
+    assert set(api.stats.errors) <= {
+        ("editMessageText", 400),
+        ("editMessageText", 429),
+        ("sendMessage", 400),
+        ("sendMessage", 403),
+    }

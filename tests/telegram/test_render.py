@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from random import Random
 from typing import Any
 
 from bot.games.cards import JOKER, card, parse_cards
@@ -108,8 +109,72 @@ def test_panel_offers_exactly_the_adjacent_cards() -> None:
     assert "Play a 7 or a 9 (any suit)." in content.text
     codes = [parse(b.data) for row in content.keyboard for b in row if b.data]
     assert all(isinstance(c, ActPress) and c.game_id == 7 and c.version == 3 for c in codes)
+    assert "On top: <b>8♣</b>" in content.text and "Others: Boris — 2 cards" in content.text
     waiting = panel_content(T, game, 1, NOW)
-    assert waiting.keyboard == () and "Waiting for Anna" in waiting.text
+    assert waiting.keyboard == () and "Your hand: 2♦ Q♣" in waiting.text
+    assert "⏳ Not your turn — your move will show up here." in waiting.text
+    assert "8♣" not in waiting.text and "Anna" not in waiting.text
+
+
+def test_a_waiting_panel_is_unchanged_by_another_players_move() -> None:
+    three = ("Anna", "Boris", "Carla")
+    rank = RankState(
+        hands=(parse_cards(["7h", "9s"]), parse_cards(["Qc", "2d"]), parse_cards(["5s", "Jd"])),
+        stock=parse_cards(["2c", "3c", "8d"]),
+        discard=parse_cards(["8c"]),
+        opened=NOW,
+        turn_seconds=60,
+    )
+    before = panel_content(T, snapshot(rank, names=three), 2, NOW)
+    step = RANK.apply(rank, 0, RANK.decode_action("p7h"), Random(1), NOW)
+    after = snapshot(step.state, names=three)
+    assert after.acting == (1,)  # Boris's move: Carla still waits
+    assert table_content(T, after, NOW) != table_content(T, snapshot(rank, names=three), NOW)
+    assert panel_content(T, after, 2, NOW) == before
+    # Boris draws 8♦, which fits: still his move, and Carla's panel is still the same.
+    drawn = RANK.apply(step.state, 1, RANK.decode_action("d"), Random(1), NOW).state
+    assert RANK.acting_seats(drawn) == (1,)
+    assert panel_content(T, snapshot(drawn, names=three), 2, NOW) == before
+    # He plays it: her turn, and her panel shows what she must follow.
+    played = RANK.apply(drawn, 1, RANK.decode_action("p8d"), Random(1), NOW).state
+    mine = panel_content(T, snapshot(played, names=three), 2, NOW)
+    assert mine != before and "On top: <b>8♦</b>" in mine.text and mine.keyboard
+
+
+def test_the_player_to_move_is_told_whose_last_card_his_move_settles() -> None:
+    game = snapshot(
+        RankState(
+            hands=(parse_cards(["7h", "9s"]), ()),
+            stock=parse_cards(["2c", "3c"]),
+            discard=parse_cards(["8c"]),
+            opened=NOW,
+            pending=1,
+        )
+    )
+    acting = panel_content(T, game, 0, NOW).text
+    assert "Others: Boris — played the last card…" in acting
+    assert (
+        "⚠️ The last card of Boris is on the table: if you play a card, Boris draws two and is "
+        "back in; if you draw, Boris is out." in acting
+    )
+    pending = panel_content(T, game, 1, NOW).text
+    assert "You played your last card." in pending and "Not your turn" in pending
+
+
+def test_a_player_who_is_out_is_not_told_to_wait_for_his_move() -> None:
+    game = snapshot(
+        RankState(
+            hands=(parse_cards(["7h"]), (), parse_cards(["5s"])),
+            stock=parse_cards(["2c", "3c"]),
+            discard=parse_cards(["8c"]),
+            opened=NOW,
+            out=(1,),
+        ),
+        names=("Anna", "Boris", "Carla"),
+    )
+    out = panel_content(T, game, 1, NOW)
+    assert "You are out of cards for good — place 1." in out.text
+    assert "Not your turn" not in out.text and out.keyboard == ()
 
 
 def test_joker_opens_a_rank_picker_with_a_way_back() -> None:

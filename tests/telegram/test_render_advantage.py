@@ -173,7 +173,8 @@ def test_names_are_escaped_everywhere() -> None:
     assert "<b>Eve</b>" not in table
     panel = panel_content(T, game, 0, NOW).text
     assert "Bo &amp; Co: Q♣" in panel
-    other = panel_content(T, game, 1, NOW).text
+    their_turn = snapshot(make(("7h", "Qc"), to_move=1), names=("<b>Eve</b>", "Bo & Co"))
+    other = panel_content(T, their_turn, 1, NOW).text
     assert "&lt;b&gt;Eve&lt;/b&gt;: 7♥" in other and "<b>Eve</b>" not in other
 
 
@@ -212,10 +213,41 @@ def test_panel_shows_the_whole_hand_with_hidden_cards_marked_and_only_its_own() 
     assert "Boris: Q♣ + 2 hidden" in mine
     assert "2♥" not in mine and "8♣" not in mine
     theirs = panel_content(T, snapshot(state), 1, NOW).text
-    assert "🔒 Only you see: 2♥ 8♣" in theirs
+    assert "✋ <b>Your hand</b>: Q♣" in theirs and "🔒 Only you see: 2♥ 8♣" in theirs
+    assert "A♥" not in theirs and "5♣" not in theirs
+    assert "⏳ Not your turn — your move will show up here." in theirs
+    their_turn = make(("7h 9s", "Qc"), private=("Ah 5c", "2h 8c"), to_move=1)
+    theirs = panel_content(T, snapshot(their_turn), 1, NOW).text
     assert "Anna: 7♥ 9♠ + 2 hidden" in theirs
     assert "A♥" not in theirs and "5♣" not in theirs
-    assert "Waiting for Anna…" in theirs
+
+
+def test_a_waiting_panel_shows_his_own_cards_and_pairs_only() -> None:
+    state = make(("7h 9s", "Qc"), private=("Ah 5c", "2h 8c"), pairs=("4s 4h", "Js Jd 6c 6h"))
+    text = panel_content(T, snapshot(state), 1, NOW).text
+    assert "Your pairs: 2 — 6 J" in text
+    assert "✋ <b>Your hand</b>: Q♣" in text and "🔒 Only you see: 2♥ 8♣" in text
+    # Nothing that the other player's moves change: no piles, stock, cycle or his hand.
+    for public in ("K♥", "6♠", "Stock", "Cycle", "Anna", "7♥"):
+        assert public not in text, public
+    assert panel_content(T, snapshot(state), 1, NOW).keyboard == ()
+
+
+def test_a_waiting_panel_is_unchanged_by_the_other_players_move() -> None:
+    state = make(("9c", "Qc"), private=("", "2h 8c"), piles=("Kh", "3h 6d", "5d"), stock="2c 7h")
+    before = panel_content(T, snapshot(state), 1, NOW)
+    # Anna draws 7♥: the stock, her hand and the table change; Boris's cards do not.
+    step = R.apply(state, 0, Draw(), Random(1), NOW)
+    assert step.state.to_move == 0 and step.state.phase == "drop_drawn"
+    after = snapshot(step.state, events=step.events)
+    assert table_content(T, after, NOW) != table_content(T, snapshot(state), NOW)
+    assert panel_content(T, after, 1, NOW) == before
+    # She drops it: now it is his move, and his panel shows what he decides on.
+    drop = next(code for code, action in after.legal[0] if code.startswith("d"))
+    dropped = R.apply(step.state, 0, R.decode_action(drop), Random(1), NOW)
+    assert dropped.state.to_move == 1
+    acting = panel_content(T, snapshot(dropped.state, events=dropped.events), 1, NOW)
+    assert acting != before and "① <b>" in acting.text and acting.keyboard
 
 
 def test_panel_shows_whole_piles_top_first() -> None:
@@ -235,9 +267,10 @@ def test_a_drawn_card_is_told_only_to_its_owner() -> None:
     assert labels(mine) == ["7♥ → ① K♥", "7♥ → ② 6♦", "7♥ → ③ 5♦", "✋ Keep 7♥"]
     assert codes(mine) == legal_codes(game, 0)
     theirs = panel_content(T, game, 1, NOW).text
-    assert "· Anna drew 1 from the stock" in theirs
-    assert "7♥" not in theirs
-    assert "7♥" not in table_content(T, game, NOW).text
+    assert "drew" not in theirs and "7♥" not in theirs  # waiting: his own cards only
+    table = table_content(T, game, NOW).text
+    assert "· Anna drew 1 from the stock" in table or "Anna drew a card that fits" in table
+    assert "7♥" not in table
 
 
 def test_few_drops_are_one_press_each_a_row_per_card() -> None:

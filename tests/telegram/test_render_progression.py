@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from random import Random
 from typing import Any
 
@@ -153,7 +154,8 @@ def test_names_are_escaped() -> None:
     game = snapshot(midgame(), names=("<b>Eve</b>", None, "A&B"))
     text = table_content(T, game, NOW).text
     assert "&lt;b&gt;Eve&lt;/b&gt;" in text and "A&amp;B" in text and "<b>Eve</b>" not in text
-    panel = panel_content(T, game, 2, NOW).text
+    carla_to_move = snapshot(replace(midgame(), to_move=2), names=("<b>Eve</b>", None, "A&B"))
+    panel = panel_content(T, carla_to_move, 2, NOW).text
     assert "&lt;b&gt;Eve&lt;/b&gt; (+27): ♠ K J 2 6 7 8 · ♥ A · ♦ Q 9 10" in panel
 
 
@@ -230,13 +232,33 @@ def test_backstop_leaves_only_the_draw_pile() -> None:
     assert "Anna must take from the draw pile." in table_content(T, game, NOW).text
 
 
-def test_waiting_player_sees_the_table_but_has_no_buttons() -> None:
+def test_waiting_player_sees_his_stacks_and_hand_and_no_buttons() -> None:
     content = panel_content(T, snapshot(midgame()), 2, NOW)
     assert content.keyboard == ()
     assert "Your hand: <b>2♥ 10♥ J♥ Q♥ 6♣</b>" in content.text
     assert "<b>You</b> · -5 pts · deal 0" in content.text
+    assert "⏳ Not your turn — your move will show up here." in content.text
+    # What the others' turns change is for the player to move (and the group) only.
+    for public in ("Middle tops", "Draw pile", "Anna", "Computer"):
+        assert public not in content.text, public
+
+
+def test_the_player_to_move_sees_the_others_stacks_and_the_middle() -> None:
+    content = panel_content(T, snapshot(replace(midgame(), to_move=2)), 2, NOW)
     assert "Middle tops: Q♠ 7♦ 10♣" in content.text
-    assert "Waiting for Anna…" in content.text
+    assert "Anna (+27): ♠ K J 2 6 7 8 · ♥ A · ♦ Q 9 10" in content.text
+    assert "👉 <b>Your move</b>" in content.text and content.keyboard
+
+
+def test_a_waiting_panel_is_unchanged_by_another_players_turn() -> None:
+    state = midgame()
+    before = panel_content(T, snapshot(state), 2, NOW)
+    played = P.apply(state, 0, P.decode_action("u9h"), Random(1), NOW).state  # to the middle
+    assert panel_content(T, snapshot(played), 2, NOW) == before
+    taken = P.apply(played, 0, TakeCard(None), Random(1), NOW).state  # Anna draws
+    assert taken.to_move == 1  # the computer's turn: Carla still waits
+    assert table_content(T, snapshot(taken), NOW) != table_content(T, snapshot(state), NOW)
+    assert panel_content(T, snapshot(taken), 2, NOW) == before
 
 
 def test_between_deals_the_group_sees_the_score_sheet_and_anyone_may_press_next() -> None:

@@ -366,9 +366,27 @@ def test_the_panel_tells_what_the_other_did_and_the_waiting_player_what_he_faces
     assert "You cannot beat <b>8♦</b>: take 3 cards." in mover
     waiting = panel_content(T, game, 0, NOW)
     assert waiting.keyboard == ()
-    assert "Boris must beat <b>8♦</b> or take 3 cards." in waiting.text
+    assert "Trumps: you <b>♥</b> · Boris ♠" in waiting.text
     assert "Your hand — 2 cards:" in waiting.text and "♦ 9" in waiting.text
-    assert "Waiting for Boris…" in waiting.text
+    assert "⏳ Not your turn — your move will show up here." in waiting.text
+    # What moves with Boris's moves is for Boris (and the group): not the pile, not his moves.
+    for public in ("8♦", "Pile", "must beat", "Anna beat"):
+        assert public not in waiting.text, public
+
+
+def test_a_waiting_panel_is_unchanged_by_the_other_players_beat() -> None:
+    # Boris beats 7♣ with his trump 6♠... then lays a second card: Anna waits through the beat.
+    state = position("7s 9d", "Qc Kc 6s", pile="6c 7c", to_move=1)
+    before = panel_content(T, snapshot(state), 0, NOW)
+    beat = TRUMPS.apply(state, 1, PlayCard(parse_card("6s")), Random(0), NOW)
+    assert beat.state.to_move == 1 and beat.state.phase == "second"
+    after = snapshot(beat.state, recent=beat.events)
+    assert table_content(T, after, NOW) != table_content(T, snapshot(state), NOW)
+    assert panel_content(T, after, 0, NOW) == before
+    second = TRUMPS.apply(beat.state, 1, PlayCard(parse_card("Qc")), Random(0), NOW)
+    assert second.state.to_move == 0  # now she faces Q♣: her panel shows it
+    facing = panel_content(T, snapshot(second.state, recent=second.events), 0, NOW)
+    assert facing != before and "Q♣" in facing.text
 
 
 def test_own_hand_only_never_the_other_one() -> None:

@@ -2,6 +2,12 @@
 
 Each game has a renderer (``bot/telegram/render/<game>.py``) that draws the game-specific
 part; this module frames it — title, short log, whose move and time left, results, rematch.
+
+A panel is edited only when what it shows changes, so it shows what changes for its player
+alone: a waiting player sees his own cards and status and a line saying that his move will
+come here — nothing that moves with the others' moves; the acting player sees everything he
+needs to decide (what he must beat or follow, the prompt, his time and his buttons), which
+costs nothing extra, since his panel changes anyway when his turn comes.
 """
 
 from __future__ import annotations
@@ -28,6 +34,10 @@ from bot.telegram.render.common import (
 )
 from bot.telegram.render.content import Button, Content, Keyboard, rows
 
+#: The moment to render "as of" for comparing contents: every "time left" then reads as its
+#: deadline, so two renderings are equal exactly when they differ by the passing of time alone.
+TIMELESS = 0.0
+
 
 class GameRenderer(Protocol):
     def table(self, t: Translator, snapshot: GameSnapshot, now: float) -> list[str]:
@@ -37,11 +47,19 @@ class GameRenderer(Protocol):
     def panel(
         self, t: Translator, snapshot: GameSnapshot, seat: int, screen: str | None
     ) -> tuple[list[str], Keyboard]:
-        """The lines and buttons of a player's DM panel (his own view)."""
+        """The lines and buttons of a player's DM panel (his own view).
+
+        A seat that may not act now gets lines that depend on its own view only.
+        """
+        ...
+
+    def waits(self, snapshot: GameSnapshot, seat: int) -> bool:
+        """Whether a seat that may not act now still has a turn to wait for."""
         ...
 
 
 __all__ = [
+    "TIMELESS",
     "Button",
     "Content",
     "Keyboard",
@@ -72,10 +90,9 @@ def has_renderer(game_key: str) -> bool:
 def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     """The group message of a lobby or a game, in its current state."""
     if snapshot.is_lobby:
-        rules = get_rules(snapshot.game_key)
-        options = [spec.key for spec in rules.options]
-        realtime = bool(getattr(rules, "realtime", False))
-        return render_lobby(t, snapshot, lobby_option_keys(snapshot, options, realtime=realtime))
+        options = [spec.key for spec in get_rules(snapshot.game_key).options]
+        keys = lobby_option_keys(snapshot, options, realtime=_realtime(snapshot.game_key))
+        return render_lobby(t, snapshot, keys)
     title = esc(game_name(t, snapshot.game_key))
     if snapshot.status == "cancelled":
         return Content("\n".join([t("table.cancelled", game=title), *recent_lines(t, snapshot)]))
@@ -111,12 +128,13 @@ def _window(snapshot: GameSnapshot) -> float | None:
 def panel_content(
     t: Translator, snapshot: GameSnapshot, seat: int, now: float, screen: str | None = None
 ) -> Content:
-    """A player's private panel: his hand, the state of play and his buttons."""
+    """A player's private panel: his hand, what he needs to decide and his buttons."""
     title = esc(game_name(t, snapshot.game_key))
     if snapshot.status == "cancelled":
         return Content(t("panel.cancelled", game=title))
     header = t("panel.title", game=title, number=snapshot.game_id)
-    lines, keyboard = _renderer(snapshot.game_key).panel(t, snapshot, seat, screen)
+    renderer = _renderer(snapshot.game_key)
+    lines, keyboard = renderer.panel(t, snapshot, seat, screen)
     footer: list[str] = []
     if snapshot.status == "finished" and snapshot.outcome is not None:
         place = snapshot.outcome.places[seat]
@@ -125,9 +143,17 @@ def panel_content(
     elif snapshot.seats[seat].autopilot and snapshot.status == "playing":
         footer = [t("panel.autopilot")]
         keyboard = take_back_keyboard(t, snapshot)
+    elif _realtime(snapshot.game_key):
+        pass  # no turns: the game's own prompt says what to do
     elif seat in snapshot.acting:
         footer = [t("panel.your_move", left=time_left(t, _window(snapshot), now)).strip()]
-    elif snapshot.acting:
-        names = ", ".join(seat_name(t, snapshot, s) for s in snapshot.acting)
-        footer = [t("panel.waiting", players=names)]
+    elif snapshot.status == "playing" and renderer.waits(snapshot, seat):
+        # Not who is to move, which changes with every move: this panel is edited when his
+        # own cards change or his turn comes, not on each move of the others.
+        footer = [t("panel.wait")]
     return Content("\n".join([header, "", *lines, "", *footer]).strip(), keyboard)
+
+
+@cache
+def _realtime(game_key: str) -> bool:
+    return bool(getattr(get_rules(game_key), "realtime", False))

@@ -3,7 +3,8 @@
 The group table shows what everybody may see: the phase and what the player to move does,
 the stock, the three centre piles (top card and size), each hand's face-up cards with the
 count of its hidden ones, and the pairs laid aside. The panel adds the player's own hidden
-cards (marked 🔒), the piles whole (an exchange takes a whole pile) and the legal moves.
+cards (marked 🔒), the piles whole (an exchange takes a whole pile) and the legal moves; a
+waiting player's panel keeps to his own hand and pairs, which the other's moves leave alone.
 
 Moves cost one press when they are few: one button per (card, pile), a row per card,
 labelled "7♥ → ② K♠" (drop) or "7♥ ⇄ ② K♠" (exchange). When they are many, each card gets
@@ -64,6 +65,12 @@ def _pairs(t: Translator, seat: SeatView) -> str:
         ranks = sorted(a.rank for a, _ in seat.pairs)
         text += ": " + " ".join(rank_label(t, r) for r in ranks)
     return text
+
+
+def _own_pairs(t: Translator, seat: SeatView) -> str:
+    """ "2 — 7 K": how many pairs and their ranks, for the line that names them as pairs."""
+    ranks = " ".join(rank_label(t, r) for r in sorted(a.rank for a, _ in seat.pairs))
+    return f"{seat.pair_count} — {ranks}" if ranks else str(seat.pair_count)
 
 
 def _public_hand(t: Translator, seat: SeatView) -> str:
@@ -139,22 +146,28 @@ class AdvantageRenderer:
         me = view.seats[seat]
         other = view.seats[1 - seat]
         other_name = seat_name(t, snapshot, other.seat)
+        legal = snapshot.legal.get(seat, ())
+        # A waiting player sees his own cards and pairs, which the other's moves leave alone.
+        table = view.finished or bool(legal)
         lines: list[str] = []
         if view.finished:
             lines += [*_end_lines(t, snapshot, view), ""]
-        else:
+        elif legal:
             lines += [_cycle_line(t, view)]
             lines += [self._pile_line(t, i, pile) for i, pile in enumerate(view.piles)]
             lines.append(_stock_line(t, view))
-        lines.append(t("advantage.other_hand", player=other_name, hand=_public_hand(t, other)))
-        lines.append(
-            t(
-                "advantage.pair_counts",
-                mine=me.pair_count,
-                player=other_name,
-                other=other.pair_count,
+        if table:
+            lines.append(t("advantage.other_hand", player=other_name, hand=_public_hand(t, other)))
+            lines.append(
+                t(
+                    "advantage.pair_counts",
+                    mine=me.pair_count,
+                    player=other_name,
+                    other=other.pair_count,
+                )
             )
-        )
+        else:
+            lines.append(t("advantage.your_pairs", pairs=_own_pairs(t, me)))
         lines.append("")
         hand = cards_label(t, me.public) if me.public else t("advantage.no_cards")
         if me.private and not me.public:
@@ -162,13 +175,15 @@ class AdvantageRenderer:
         lines.append(t("advantage.your_hand", cards=hand))
         if me.private:
             lines.append(t("advantage.your_hidden", cards=cards_label(t, me.private)))
-        news = self._news(t, snapshot, seat)
+        news = self._news(t, snapshot, seat) if table else []
         if news:
             lines += ["", *news]
-        legal = snapshot.legal.get(seat, ())
         if not legal:
             return lines, ()
         return self._decision(t, snapshot, view, legal, screen, lines)
+
+    def waits(self, snapshot: GameSnapshot, seat: int) -> bool:
+        return True
 
     @staticmethod
     def _pile_line(t: Translator, index: int, pile: PileView) -> str:

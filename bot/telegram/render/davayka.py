@@ -9,12 +9,17 @@ Buttons are exactly the legal actions: Ready, «Давай-ка!», or one butto
 centre pile) pair, labelled with the card and the centre card it goes onto ("7♥ → 8♣"); a card
 that fits both centre piles gets two buttons, one in each centre pile's keyboard row, so every
 move is one press. No sub-screens: in this game a second press would always be too late.
+
+A press is judged on arrival, not against the version its panel showed (the rules are
+``realtime``), so the buttons carry no version: a panel is edited when what its player sees
+changes — the centre, the rows, his own Ready or «Давай-ка!» — not when the other player
+presses Ready or «Давай-ка!», which the group table shows.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from typing import Any
 
 from bot.games.davayka import CentreView, DavaykaView, Flip, Move, Ready, RowPileView, SeatView
@@ -33,6 +38,8 @@ PILE_GAP = "   "
 BUTTONS_PER_ROW = 3
 #: Warn that a player is about to lose for pressing nothing when this close to it.
 FORFEIT_WARNING_SECONDS = 30.0
+#: The version in this game's buttons: any, since presses are judged on arrival.
+ANY_VERSION = 0
 
 
 def _seconds(deadline: float | None, now: float) -> int:
@@ -49,8 +56,8 @@ def _row(t: Translator, seat: SeatView) -> str:
     return "    " + PILE_GAP.join(_pile(t, pile) for pile in seat.piles)
 
 
-def _seat_line(t: Translator, name: str, seat: SeatView, phase: str) -> str:
-    mark = " ✅" if seat.pressed and phase in ("ready", "stall") else ""
+def _seat_line(t: Translator, name: str, seat: SeatView, phase: str, marked: bool) -> str:
+    mark = " ✅" if marked and seat.pressed and phase in ("ready", "stall") else ""
     return t("davayka.seat", name=name + mark, stock=seat.stock, won=seat.rounds_won)
 
 
@@ -88,14 +95,19 @@ def _end_line(t: Translator, snapshot: GameSnapshot, view: DavaykaView) -> str:
 
 
 def _table_picture(
-    t: Translator, view: DavaykaView, names: Sequence[str], order: Sequence[int]
+    t: Translator,
+    view: DavaykaView,
+    names: Sequence[str],
+    order: Sequence[int],
+    marked: Collection[int] = (0, 1),
 ) -> list[str]:
-    """Two seats' rows with the centre between them, ``order[0]`` on top."""
+    """Two seats' rows with the centre between them, ``order[0]`` on top; the seats in
+    ``marked`` show whether they have pressed Ready or «Давай-ка!»."""
     top, bottom = order
-    lines = [_seat_line(t, names[top], view.seats[top], view.phase)]
+    lines = [_seat_line(t, names[top], view.seats[top], view.phase, top in marked)]
     lines.append(_row(t, view.seats[top]))
     lines.append(_centre_line(t, view.centres))
-    lines.append(_seat_line(t, names[bottom], view.seats[bottom], view.phase))
+    lines.append(_seat_line(t, names[bottom], view.seats[bottom], view.phase, bottom in marked))
     lines.append(_row(t, view.seats[bottom]))
     return lines
 
@@ -113,6 +125,9 @@ def _cards_left(t: Translator, snapshot: GameSnapshot, view: DavaykaView) -> lis
 
 
 class DavaykaRenderer:
+    def waits(self, snapshot: GameSnapshot, seat: int) -> bool:
+        return False  # no turns: the panel's prompt says what to do
+
     def table(self, t: Translator, snapshot: GameSnapshot, now: float) -> list[str]:
         view: DavaykaView = snapshot.public
         names = [seat_name(t, snapshot, s) for s in (0, 1)]
@@ -161,7 +176,8 @@ class DavaykaRenderer:
         names[seat] = t("davayka.you")
         if view.finished:
             return [_end_line(t, snapshot, view), *_cards_left(t, snapshot, view)], ()
-        lines = [_phase_line(t, view), *_table_picture(t, view, names, (other, seat)), ""]
+        picture = _table_picture(t, view, names, (other, seat), marked=(seat,))
+        lines = [_phase_line(t, view), *picture, ""]
         last = self._last_move_line(t, snapshot, view, seat)
         if view.phase == "ready":
             last = self._last_round_line(t, snapshot, seat)
@@ -227,7 +243,7 @@ class DavaykaRenderer:
         legal: Sequence[tuple[str, Any]],
     ) -> Keyboard:
         def press(code: str) -> str:
-            return ActPress(snapshot.game_id, snapshot.version, code).encode()
+            return ActPress(snapshot.game_id, ANY_VERSION, code).encode()
 
         # One keyboard row per centre pile: the left pile's moves on top, the right's below.
         by_centre: list[list[Button]] = [[] for _ in view.centres]

@@ -4,9 +4,11 @@ The group table shows every player's private stacks (ranks after the suit symbol
 running score), the middle's public stacks (top card in bold), the draw pile and the match
 totals; between deals and at the end it shows the finished deal's score sheet instead.
 
-The panel plays a turn in few presses: a card (which opens the ``card.<code>`` screen), then
-where it goes (only the legal places); in the take phase one press takes from the draw pile or
-from a public stack (only the legal sources). Between deals it offers Next.
+A waiting player's panel shows his own stacks and hand, which only his own turns change; the
+player to move also sees the draw pile, the others' stacks and the middle. The panel plays a
+turn in few presses: a card (which opens the ``card.<code>`` screen), then where it goes (only
+the legal places); in the take phase one press takes from the draw pile or from a public stack
+(only the legal sources). Between deals it offers Next.
 """
 
 from __future__ import annotations
@@ -179,9 +181,9 @@ class ProgressionRenderer:
         legal = snapshot.legal.get(seat, ())
         if view.phase in (PHASE_BETWEEN, PHASE_OVER) and view.sheet is not None:
             return self._pause_panel(t, snapshot, view, legal)
-        lines = self._state_lines(t, snapshot, view, seat)
         if not legal:
-            return lines, ()
+            return self._waiting_lines(t, view, seat), ()
+        lines = self._state_lines(t, snapshot, view, seat)
 
         def show(name: str) -> str:
             return ScreenPress(snapshot.game_id, snapshot.version, name).encode()
@@ -251,6 +253,25 @@ class ProgressionRenderer:
         if view.must_draw:
             return where + t("progression.prompt_must_draw")
         return where + t("progression.prompt_take" if middle else "progression.prompt_draw")
+
+    def waits(self, snapshot: GameSnapshot, seat: int) -> bool:
+        return True
+
+    @staticmethod
+    def _waiting_lines(t: Translator, view: ProgressionView, seat: int) -> list[str]:
+        """His stacks and hand: what the others' turns leave alone."""
+        return [
+            t("progression.deal", deal=view.deal, target=view.target),
+            "",
+            t(
+                "progression.your_stacks",
+                total=str(view.totals[seat]),
+                score=signed(view.deal_scores[seat]),
+            ),
+            *stack_lines(t, view.private_stacks[seat], view.stack_scores[seat]),
+            "",
+            t("progression.your_hand", cards=cards_label(t, view.hand or ())),
+        ]
 
     @staticmethod
     def _state_lines(

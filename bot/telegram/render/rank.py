@@ -1,7 +1,10 @@
 """Rank's table and panel.
 
-The panel offers exactly the legal moves: playable cards, the joker (which opens a rank
-picker, then the follow-up cards or End turn), Draw, then the drawn card or Keep, or Pass.
+A waiting player's panel shows his hand and his own status (out, or his last card pending),
+which change only with his own moves and returns. The acting player's adds what he decides
+on: the top card, how many cards the others hold, whose last card his move settles, the
+prompt, and exactly the legal moves: playable cards, the joker (which opens a rank picker,
+then the follow-up cards or End turn), Draw, then the drawn card or Keep, or Pass.
 """
 
 from __future__ import annotations
@@ -56,17 +59,19 @@ class RankRenderer:
         self, t: Translator, snapshot: GameSnapshot, seat: int, screen: str | None
     ) -> tuple[list[str], Keyboard]:
         view: RankView = snapshot.views[seat]
-        lines = [
-            t("rank.your_hand", cards=cards_label(t, view.hand)),
-            t("rank.top", top=_top(t, view)),
-        ]
+        lines = [t("rank.your_hand", cards=cards_label(t, view.hand))]
         if seat in view.out:
             lines.append(t("rank.you_are_out", place=view.out.index(seat) + 1))
         elif view.pending == seat:
             lines.append(t("rank.you_are_pending"))
         legal = snapshot.legal.get(seat, ())
         if not legal:
+            # Waiting: nothing here moves with the others' moves (see the module's docstring).
             return lines, ()
+        lines.append(t("rank.top", top=_top(t, view)))
+        lines.append(self._others(t, snapshot, view, seat))
+        if view.pending is not None and view.pending != seat:
+            lines.append(t("rank.pending_other", player=seat_name(t, snapshot, view.pending)))
 
         def press(code: str) -> str:
             return ActPress(snapshot.game_id, snapshot.version, code).encode()
@@ -100,6 +105,19 @@ class RankRenderer:
         if extra:
             keyboard.append(tuple(extra))
         return lines, tuple(keyboard)
+
+    def waits(self, snapshot: GameSnapshot, seat: int) -> bool:
+        view: RankView = snapshot.views[seat]
+        return seat not in view.out
+
+    @staticmethod
+    def _others(t: Translator, snapshot: GameSnapshot, view: RankView, seat: int) -> str:
+        """The other players in turn order from the reader: cards held, out or pending."""
+        order = [(seat + step) % view.players for step in range(1, view.players)]
+        players = " · ".join(
+            f"{seat_name(t, snapshot, other)} — {_status(t, view, other)}" for other in order
+        )
+        return t("rank.others", players=players)
 
     @staticmethod
     def _prompt(t: Translator, view: RankView, actions: list[Any]) -> str:

@@ -2,7 +2,9 @@
 
 The panel offers exactly the legal moves, one press each: a trump suit while trumps are
 chosen; any card to lead or to lay as the second card after a beat; only the cards that beat
-the top card, and Take (with how many cards it collects), when facing a card.
+the top card, and Take (with how many cards it collects), when facing a card. The player to
+move also sees the other's moves since his own, the pile and what to do; the waiting player
+sees the trumps and his hand, which change only with his own moves.
 
 In a private chat (a quick game against the computer) the table and the panel share one chat:
 the table then keeps to who holds what and the log, and the panel alone shows the pile, the
@@ -225,13 +227,19 @@ class TrumpsRenderer:
                 other=seat_name(t, snapshot, other),
                 theirs=_suit(view.trumps[other]),
             )
-            lines += [trumps, *_their_moves(t, snapshot, seat), ""]
+            lines.append(trumps)
+            if view.to_move == seat or view.finished:
+                lines += _their_moves(t, snapshot, seat)
+            lines.append("")
         playable = sum(1 for _, a in legal if isinstance(a, PlayCard))
         all_buttons = bool(view.hand) and playable == len(view.hand)
         hand = _hand_lines(t, view, all_buttons)
         if view.finished and _is_private(snapshot):
             # The final table right above shows the pile and how the game ended.
             return hand, ()
+        if not view.finished and view.to_move != seat:
+            # Waiting: his trumps and hand, which the other's moves do not change.
+            return lines + hand, ()
         prompt = self._prompt(t, snapshot, view, seat, legal)
         lines += [*_pile_lines(t, view), ""]
         if all_buttons:  # the hand is the keyboard: say so right under what to do
@@ -251,6 +259,9 @@ class TrumpsRenderer:
                 label = t.plural("trumps.button_take", view.take_count)
                 keyboard.append((Button(label, press(code)),))
         return lines, tuple(keyboard)
+
+    def waits(self, snapshot: GameSnapshot, seat: int) -> bool:
+        return True
 
     @staticmethod
     def _choosing(t: Translator, snapshot: GameSnapshot, view: TrumpsView, seat: int) -> list[str]:
