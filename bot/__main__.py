@@ -79,7 +79,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     from bot.storage.migrate import upgrade
 
     upgrade(settings.database_url)
-    application = build_application(settings)
+    application = build_application(settings, settle_memory=True)
     if settings.webhook_url:
         secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
         application.run_webhook(

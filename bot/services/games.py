@@ -15,7 +15,7 @@ from typing import Any
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
-from bot.games.engine import Event, Rules
+from bot.games.engine import Event, Outcome, Rules
 from bot.games.registry import get_rules
 from bot.services.ratings import record_game
 from bot.services.snapshots import build_snapshot, seat_infos
@@ -81,10 +81,13 @@ class GameStore:
         self.clock = clock
 
     async def load(self, session: AsyncSession, game_id: int, *, lock: bool = False) -> LoadedGame:
-        row = await Games(session).get(game_id, lock=lock)
-        if row is None:
+        found = await Games(session).with_players(game_id, lock=lock)
+        if found is None:
             raise ServiceError("game.not_found")
-        return await self.load_row(session, row)
+        row, chat, seated = found
+        seats = [seat for seat, _user in seated]
+        users = {user.id: user for _seat, user in seated if user is not None}
+        return LoadedGame(session, row, seats, users, chat)
 
     async def load_row(self, session: AsyncSession, row: GameRow) -> LoadedGame:
         seats = await Seats(session).of_game(row.id)
@@ -113,10 +116,15 @@ class GameStore:
         action: str | None,
         now: float,
         status: str | None = None,
+        outcome: Outcome | None = None,
     ) -> GameSnapshot:
-        """Save ``state`` as the next version of ``game``; refuse if the version moved on."""
+        """Save ``state`` as the next version of ``game``; refuse if the version moved on.
+
+        ``outcome`` ends an unfinished game with these places (everyone left: the
+        standings); otherwise the rules say whether ``state`` is over.
+        """
         row, rules = game.row, game.rules
-        outcome = rules.outcome(state)
+        outcome = outcome or rules.outcome(state)
         status = status or (FINISHED if outcome is not None else row.status)
         public_events = [e.dump() for e in events if e.only_seat is None]
         recent = [*(row.recent or ()), *public_events][-RECENT_EVENTS:]
@@ -137,7 +145,7 @@ class GameStore:
         if not await games.save_if_version(row.id, row.version, **values):
             raise ServiceError("play.stale")
         new_version = row.version + 1
-        Actions(game.session).append(row.id, new_version, seat, source, action, now)
+        await Actions(game.session).append(row.id, new_version, seat, source, action, now)
         if outcome is not None:
             results = Results(game.session)
             for info, place in zip(game.infos, outcome.places, strict=True):

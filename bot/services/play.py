@@ -9,14 +9,15 @@ computer seat's move or the rules' timeout default — through the same saving p
 from __future__ import annotations
 
 import logging
+from typing import Any
 
-from bot.games.engine import Event, IllegalAction
+from bot.games.engine import Event, IllegalAction, Outcome
 from bot.services.games import GameStore, LoadedGame, step_rng
 from bot.services.locks import GameLocks
 from bot.services.snapshots import UNREACHABLE
 from bot.services.types import GameSnapshot, ServiceError
 from bot.storage.database import Database
-from bot.storage.models import CANCELLED, PLAYING
+from bot.storage.models import CANCELLED, FINISHED, PLAYING
 from bot.storage.repositories import Games, Seats
 
 logger = logging.getLogger(__name__)
@@ -78,11 +79,15 @@ class PlayService:
                 return None
             return (await self.store.load_row(session, row)).snapshot()
 
-    async def open_snapshots(self) -> list[GameSnapshot]:
-        """Every open lobby and game (at start-up, to redraw what may be out of date)."""
+    async def unshown_ids(self) -> list[int]:
+        """Open lobbies and games whose newest version may not have reached their chats."""
         async with self.db.transaction() as session:
-            ids = await Games(session).open_game_ids()
-        return [await self.snapshot(game_id) for game_id in ids]
+            return await Games(session).unshown_ids()
+
+    async def mark_shown(self, game_id: int, version: int) -> None:
+        """The table and panels of ``version`` were delivered."""
+        async with self.db.transaction() as session:
+            await Games(session).mark_shown(game_id, version)
 
     async def remember_table(self, game_id: int, message_id: int | None) -> None:
         async with self.db.transaction() as session:
@@ -155,9 +160,7 @@ class PlayService:
             events += [
                 Event("seat.autopilot", seat) for seat in sorted(game.computer_seats() - before)
             ]
-            status = CANCELLED if self._everyone_away(game) else None
-            if status is not None:
-                events.append(Event("seat.all_away"))
+            status, outcome = self._end_if_everyone_away(game, step.state, events)
             return await self.store.commit_step(
                 game,
                 step.state,
@@ -167,6 +170,7 @@ class PlayService:
                 action=None,
                 now=now,
                 status=status,
+                outcome=outcome,
             )
 
     @staticmethod
@@ -175,9 +179,20 @@ class PlayService:
         return next((seat for seat in acting if seat in computers), None)
 
     @staticmethod
-    def _everyone_away(game: LoadedGame) -> bool:
-        """Every person's seat is played by the computer: nobody is left to play for."""
-        return all(info.played_by_computer for info in game.infos)
+    def _end_if_everyone_away(
+        game: LoadedGame, state: Any, events: list[Event]
+    ) -> tuple[str | None, Outcome | None]:
+        """When every person's seat is played by the computer, nobody is left to play for:
+        the game ends with the standings as they are — or is called off if it has barely
+        begun (the rules' :meth:`~bot.games.engine.Rules.standings` say when)."""
+        if not all(info.played_by_computer for info in game.infos):
+            return None, None
+        outcome = game.rules.standings(state)
+        if outcome is None:
+            events.append(Event("seat.all_away"))
+            return CANCELLED, None
+        events.append(Event("seat.all_away_ended"))
+        return FINISHED, outcome
 
     # -- absent players ------------------------------------------------------------------
 
@@ -213,11 +228,8 @@ class PlayService:
                 return game.snapshot()
             seat.timeouts = UNREACHABLE if away else 0
             events = [Event("seat.autopilot" if away else "seat.back", seat.seat)]
-            status = None
-            if away and self._everyone_away(game):
-                status = CANCELLED
-                events.append(Event("seat.all_away"))
             state = game.rules.load(game.row.state or {})
+            status, outcome = self._end_if_everyone_away(game, state, events)
             return await self.store.commit_step(
                 game,
                 state,
@@ -227,4 +239,5 @@ class PlayService:
                 action=None,
                 now=self.store.clock(),
                 status=status,
+                outcome=outcome,
             )

@@ -9,7 +9,7 @@ from bot.games.engine import AUTOPILOT_AFTER, Event, Rules
 from bot.games.registry import get_rules
 from bot.i18n import pick_language
 from bot.services.types import GameSnapshot, SeatInfo
-from bot.storage.models import PLAYING, ChatRow, GameRow, SeatRow, UserRow
+from bot.storage.models import FINISHED, PLAYING, ChatRow, GameRow, SeatRow, UserRow
 
 #: Consecutive timeouts after which a computer plays a person's seat, unless a lobby says.
 DEFAULT_AUTOPILOT_AFTER = 2
@@ -83,6 +83,10 @@ def build_snapshot(
     if state is None:
         return GameSnapshot(**base)
     playing = game.status == PLAYING
+    outcome = rules.outcome(state)
+    if outcome is None and game.status == FINISHED:
+        # Ended early, everyone having left: the standings it ended with.
+        outcome = rules.standings(state)
     views = {info.seat: rules.view(state, info.seat) for info in seats if not info.is_computer}
     legal: dict[int, tuple[tuple[str, Any], ...]] = {}
     acting: tuple[int, ...] = ()
@@ -99,5 +103,5 @@ def build_snapshot(
         views=views,
         legal=legal,
         acting=acting,
-        outcome=rules.outcome(state),
+        outcome=outcome,
     )

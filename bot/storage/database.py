@@ -2,7 +2,8 @@
 
 SQLite (the default) gets its pragmas on every connection and a single connection: SQLite
 allows one writer at a time, and one connection queues writers in the pool instead of letting
-them fight over the file lock. PostgreSQL works by changing ``DATABASE_URL`` only.
+them fight over the file lock. Its calls run on the event loop's thread
+(:mod:`bot.storage.inline_sqlite`). PostgreSQL works by changing ``DATABASE_URL`` only.
 """
 
 from __future__ import annotations
@@ -23,6 +24,8 @@ from sqlalchemy.ext.asyncio import (
     create_async_engine,
 )
 from sqlalchemy.pool import StaticPool
+
+from bot.storage import inline_sqlite
 
 logger = logging.getLogger(__name__)
 
@@ -65,6 +68,7 @@ def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
     }
     if is_sqlite(url):
         ensure_sqlite_folder(url)
+        kwargs["async_creator"] = inline_sqlite.creator(url)
         memory = make_url(url).database in (None, "", ":memory:")
         if memory:
             kwargs["poolclass"] = StaticPool

@@ -103,6 +103,9 @@ class GameRow(Base):
     recent: Mapped[list[Any]] = mapped_column(default=list)
     seed: Mapped[int] = mapped_column(BigInteger)
     version: Mapped[int] = mapped_column(Integer, default=0)
+    # The newest version whose table and panels were all delivered: a start-up redraws only
+    # the open games where this is behind ``version`` (the process stopped mid-delivery).
+    shown_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     deadline_at: Mapped[float | None] = mapped_column(Float, index=True)
     table_message_id: Mapped[int | None] = mapped_column(BigInteger)
     creator_id: Mapped[int] = mapped_column(ForeignKey("users.id"))

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from functools import lru_cache
+from typing import Any, cast
 
-from sqlalchemy import and_, func, select, update
+from sqlalchemy import Table, and_, bindparam, func, insert, select, update
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -27,6 +28,38 @@ from bot.storage.models import (
     UserRow,
     utcnow,
 )
+
+# -- statements of the hot path, built once (building one costs more than running it) ------
+
+_WITH_PLAYERS = (
+    select(GameRow, ChatRow, SeatRow, UserRow)
+    .outerjoin(ChatRow, ChatRow.id == GameRow.chat_id)
+    .outerjoin(SeatRow, SeatRow.game_id == GameRow.id)
+    .outerjoin(UserRow, UserRow.id == SeatRow.user_id)
+    .where(GameRow.id == bindparam("game_id"))
+    .order_by(SeatRow.seat)
+)
+_WITH_PLAYERS_LOCKED = _WITH_PLAYERS.with_for_update(of=GameRow)
+_GAMES: Table = GameRow.__table__  # type: ignore[assignment]
+_APPEND_ACTION = insert(cast(Table, ActionRow.__table__))
+
+
+_MARK_SHOWN = (
+    update(_GAMES)
+    .where(_GAMES.c.id == bindparam("game_id"), _GAMES.c.shown_version < bindparam("shown"))
+    .values(shown_version=bindparam("shown"))
+)
+
+
+@lru_cache(maxsize=16)
+def _save_statement(columns: tuple[str, ...]) -> Any:
+    """``UPDATE games SET <columns>, version = version + 1 WHERE id = :game_id AND version =
+    :expected`` — one statement per set of columns (a handful exist)."""
+    return (
+        update(_GAMES)
+        .where(_GAMES.c.id == bindparam("game_id"), _GAMES.c.version == bindparam("expected"))
+        .values(version=_GAMES.c.version + 1, **{name: bindparam(name) for name in columns})
+    )
 
 
 class Users:
@@ -149,6 +182,26 @@ class Games:
             statement = statement.with_for_update()
         return (await self.session.scalars(statement)).one_or_none()
 
+    async def with_players(
+        self, game_id: int, *, lock: bool = False
+    ) -> tuple[GameRow, ChatRow | None, list[tuple[SeatRow, UserRow | None]]] | None:
+        """The game, its chat and its seats with their users, in one round trip.
+
+        This is the hot path of every press and timeout: one SELECT of the game joined with
+        its chat, seats and users instead of one query for each. ``lock`` locks the game row
+        (only that row: the outer-joined ones cannot be locked on PostgreSQL).
+        """
+        statement = _WITH_PLAYERS_LOCKED if lock else _WITH_PLAYERS
+        rows = (await self.session.execute(statement, {"game_id": game_id})).all()
+        if not rows:
+            return None
+        game: GameRow = rows[0][0]
+        chat: ChatRow | None = rows[0][1]
+        seats: list[tuple[SeatRow, UserRow | None]] = [
+            (seat, user) for _g, _c, seat, user in rows if seat is not None
+        ]
+        return game, chat, seats
+
     async def refresh(self, row: GameRow) -> None:
         await self.session.refresh(row)
 
@@ -177,13 +230,12 @@ class Games:
         This is the optimistic-concurrency check: of two writers that read the same version,
         exactly one succeeds.
         """
-        result = await self.session.execute(
-            update(GameRow)
-            .where(GameRow.id == game_id, GameRow.version == expected_version)
-            .values(version=expected_version + 1, **values)
-            .execution_options(synchronize_session=False)
+        connection = await self.session.connection()
+        result = await connection.execute(
+            _save_statement(tuple(sorted(values))),
+            {**values, "game_id": game_id, "expected": expected_version},
         )
-        return bool(result.rowcount)  # type: ignore[attr-defined]
+        return bool(result.rowcount)
 
     @staticmethod
     def mirror(row: GameRow, **values: Any) -> None:
@@ -223,10 +275,20 @@ class Games:
             )
         )
 
-    async def open_game_ids(self) -> list[int]:
+    async def unshown_ids(self) -> list[int]:
+        """Open lobbies and games whose newest version may not have reached the chats."""
         return list(
-            await self.session.scalars(select(GameRow.id).where(GameRow.status.in_(OPEN_STATUSES)))
+            await self.session.scalars(
+                select(GameRow.id)
+                .where(GameRow.status.in_(OPEN_STATUSES), GameRow.shown_version < GameRow.version)
+                .order_by(GameRow.id)
+            )
         )
+
+    async def mark_shown(self, game_id: int, version: int) -> None:
+        """Everything of ``version`` was delivered (never moves back)."""
+        connection = await self.session.connection()
+        await connection.execute(_MARK_SHOWN, {"game_id": game_id, "shown": version})
 
 
 class Seats:
@@ -267,7 +329,7 @@ class Actions:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
 
-    def append(
+    async def append(
         self,
         game_id: int,
         version: int,
@@ -276,10 +338,18 @@ class Actions:
         action: str | None,
         at: float,
     ) -> None:
-        self.session.add(
-            ActionRow(
-                game_id=game_id, version=version, seat=seat, source=source, action=action, at=at
-            )
+        """Log one step (a plain INSERT: the hot path needs no unit of work for it)."""
+        connection = await self.session.connection()
+        await connection.execute(
+            _APPEND_ACTION,
+            {
+                "game_id": game_id,
+                "version": version,
+                "seat": seat,
+                "source": source,
+                "action": action,
+                "at": at,
+            },
         )
 
     async def of_game(self, game_id: int) -> list[ActionRow]:

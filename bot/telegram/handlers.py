@@ -6,6 +6,7 @@ short answer and change nothing.
 
 from __future__ import annotations
 
+import asyncio
 import logging
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,6 +63,8 @@ class Cardroom:
     languages: LanguageService
     poller: DeadlinePoller
     throttle: PressThrottle = field(default_factory=PressThrottle)
+    #: The redraw after a start (``bot.app.catch_up``), while it runs.
+    catching_up: asyncio.Task[None] | None = None
 
     async def move_chat(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup: move its games and post their tables there."""

@@ -86,7 +86,10 @@ class Harness:
     async def settle(self) -> None:
         """Wait until the bot has sent everything it meant to, and gone quiet."""
         if self.app is not None:
-            await self.app.bot_data["cardroom"].publisher.drain()
+            room = self.app.bot_data["cardroom"]
+            if room.catching_up is not None:
+                await room.catching_up
+            await room.publisher.drain()
         await self.api.settle(quiet=0.1, timeout=20)
 
     async def tick(self, seconds: float) -> None:

@@ -67,15 +67,43 @@ async def test_two_missed_turns_hand_the_seat_to_the_computer_until_taken_back(
     assert "💤" not in h.table(group).text
 
 
-async def test_when_everyone_is_away_the_game_is_called_off(harness: Harness) -> None:
+async def test_when_everyone_is_away_the_game_ends_with_the_standings(harness: Harness) -> None:
+    h = harness
+    anna, boris, group = await two_player_game(h)
+    # Both play a little, then both stop: the game is past its first round.
+    for _ in range(4):
+        for player in (anna, boris):
+            actions = [b for b in h.panel_buttons(player) if b[1].startswith("A:")]
+            if actions:
+                await press(h, player, h.panel(player), actions[0][0])
+    for _ in range(8):
+        await h.tick(61)
+        if "Everyone is away" in h.table(group).text:
+            break
+    table = h.table(group).text
+    assert "Everyone is away: the game ends here, as the players stand." in table
+    assert "Game over" in table and "🥇" in table, table
+    room = h.app.bot_data["cardroom"]  # type: ignore[union-attr]
+    assert await room.play.snapshot_in_topic(group.id, 0) is None
+    finished = await room.stats.history(group.id)  # the results were recorded
+    assert finished, "the game is on the chat's record"
+
+
+async def test_when_everyone_is_away_at_the_start_the_game_is_called_off(
+    harness: Harness,
+) -> None:
     h = harness
     _, _, group = await two_player_game(h)
-    for _ in range(6):
-        await h.tick(61)
-        if "called off" in h.table(group).text:
-            break
-    assert "Everyone is away: the game is called off." in h.table(group).text
     room = h.app.bot_data["cardroom"]  # type: ignore[union-attr]
+    shown = await room.play.snapshot_in_topic(group.id, 0)
+    assert shown is not None
+    # Both block the bot before anyone has moved: there are no standings to speak of.
+    for seat in (0, 1):
+        snapshot = await room.play.unreachable(shown.game_id, seat)
+        assert snapshot is not None
+        room.publisher.publish(snapshot)
+    await h.settle()
+    assert "Everyone is away: the game is called off." in h.table(group).text
     assert await room.play.snapshot_in_topic(group.id, 0) is None
 
 

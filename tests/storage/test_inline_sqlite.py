@@ -1,0 +1,83 @@
+"""SQLite runs on the event loop's thread, and still behaves as a DB-API driver should."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+from sqlalchemy import text
+from sqlalchemy.exc import IntegrityError, OperationalError
+
+from bot.storage.database import Database
+from bot.storage.inline_sqlite import InlineConnection
+from bot.storage.migrate import upgrade_async
+from bot.storage.models import ChatRow, UserRow
+
+
+@pytest.fixture
+async def sqlite_db(tmp_path: Path) -> Database:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'inline.db'}"
+    await upgrade_async(url)
+    return Database.from_url(url)
+
+
+async def test_statements_run_on_the_loop_thread_without_a_worker(sqlite_db: Database) -> None:
+    threads_before = threading.active_count()
+    async with sqlite_db.engine.connect() as connection:
+        raw = await connection.get_raw_connection()
+        assert isinstance(raw.driver_connection, InlineConnection)
+        assert (await connection.execute(text("SELECT 1"))).scalar() == 1
+    assert threading.active_count() == threads_before, "no aiosqlite thread was started"
+    await sqlite_db.close()
+
+
+async def test_pragmas_hold_on_the_inline_connection(sqlite_db: Database) -> None:
+    async with sqlite_db.engine.connect() as connection:
+        assert (await connection.execute(text("PRAGMA journal_mode"))).scalar() == "wal"
+        assert (await connection.execute(text("PRAGMA foreign_keys"))).scalar() == 1
+    await sqlite_db.close()
+
+
+async def test_commit_rollback_and_generated_ids(sqlite_db: Database) -> None:
+    async with sqlite_db.transaction() as session:
+        session.add(UserRow(id=7, first_name="Anna"))
+        session.add(ChatRow(id=-100, kind="group", title="Club", settings={}))
+    with pytest.raises(RuntimeError):
+        async with sqlite_db.transaction() as session:
+            session.add(UserRow(id=8, first_name="Boris"))
+            await session.flush()
+            raise RuntimeError("the unit of work fails")
+    async with sqlite_db.transaction() as session:
+        names = (await session.execute(text("SELECT first_name FROM users"))).scalars().all()
+        assert names == ["Anna"], "the failed transaction left nothing behind"
+        await session.execute(text("CREATE TEMP TABLE notes (id INTEGER PRIMARY KEY, v TEXT)"))
+        await session.execute(text("INSERT INTO notes (v) VALUES ('a')"))
+        result = await session.execute(text("INSERT INTO notes (v) VALUES ('b')"))
+        assert result.lastrowid == 2  # type: ignore[attr-defined]
+        assert result.rowcount == 1  # type: ignore[attr-defined]
+        await session.rollback()
+    await sqlite_db.close()
+
+
+async def test_driver_errors_become_sqlalchemy_errors(sqlite_db: Database) -> None:
+    async with sqlite_db.transaction() as session:
+        session.add(UserRow(id=7, first_name="Anna"))
+    with pytest.raises(IntegrityError):
+        async with sqlite_db.transaction() as session:
+            session.add(UserRow(id=7, first_name="Anna again"))
+    with pytest.raises(OperationalError):
+        async with sqlite_db.transaction() as session:
+            await session.execute(text("SELECT * FROM no_such_table"))
+    async with sqlite_db.transaction() as session:
+        assert (await session.execute(text("SELECT count(*) FROM users"))).scalar() == 1
+    await sqlite_db.close()
+
+
+async def test_a_closed_connection_refuses_work() -> None:
+    connection = InlineConnection(sqlite3.connect(":memory:"))
+    await connection.close()
+    with pytest.raises(ValueError, match="no active connection"):
+        connection.cursor()
+    connection.stop()  # closing twice is harmless
