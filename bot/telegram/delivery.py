@@ -86,6 +86,8 @@ class Slot:
     #: :func:`fingerprint` of the timeless content the message shows now.
     sent: int | None = None
     dirty: bool = False
+    #: Not to wait for the chat's next free moment (a screen the player just asked for).
+    urgent: bool = False
     final: bool = False
     unreachable: bool = False
     task: asyncio.Task[None] | None = None
@@ -207,19 +209,20 @@ class Publisher:
 
     def _schedule(self, slot: Slot, *, urgent: bool = False) -> None:
         slot.dirty = True
+        slot.urgent = slot.urgent or urgent
         if slot.task is None or slot.task.done():
-            slot.task = asyncio.create_task(self._run(slot, urgent=urgent))
+            slot.task = asyncio.create_task(self._run(slot))
 
     # -- flushing -----------------------------------------------------------------------
 
-    async def _run(self, slot: Slot, *, urgent: bool) -> None:
+    async def _run(self, slot: Slot) -> None:
         while slot.dirty:
             interval = self.private_interval if slot.private else self.group_interval
             loop = asyncio.get_running_loop()
             wait = self._free_at.get(slot.chat_id, 0.0) - loop.time()
-            if wait > 0 and not urgent:
+            if wait > 0 and not slot.urgent:
                 await asyncio.sleep(wait)
-            urgent = False
+            slot.urgent = False
             slot.dirty = False
             render = slot.render
             if render is None or slot.unreachable:

@@ -12,6 +12,8 @@ import pytest
 from telegram.error import BadRequest, Forbidden
 from telegram.ext import AIORateLimiter, ExtBot
 
+from bot.games.cards import JOKER, Suit, card, parse_cards
+from bot.games.rank import RankState
 from bot.services.types import GameSnapshot
 from bot.telegram import delivery
 from bot.telegram.delivery import Publisher
@@ -140,6 +142,30 @@ async def test_a_delivered_panel_lets_its_snapshot_go_and_asks_for_it_for_a_scre
     assert pub.show_screen(7, 0, "joker")
     await pub.drain()
     assert all(slot.render is None for slot in pub._slots.values())
+
+
+async def test_a_screen_asked_for_shows_at_once_though_the_panel_was_just_edited() -> None:
+    bot, remembered = StubBot(), Remembered()
+    pub = publisher(bot, remembered, interval=30.0)
+    game = snapshot(
+        RankState(
+            hands=((card(3, Suit.HEARTS), JOKER), (card(12, Suit.CLUBS),)),
+            stock=parse_cards(["2c"]),
+            discard=parse_cards(["8c"]),
+            opened=NOW,
+        )
+    )
+    pub.publish(game)
+    await pub.drain()
+    # As the handler does when the snapshot was let go: publish it again, then the screen.
+    assert not pub.show_screen(7, 0, "joker")
+    pub.publish(game)
+    assert pub.show_screen(7, 0, "joker")
+    panel = pub._slots[(7, 0)].task
+    assert panel is not None
+    await asyncio.wait_for(panel, 1.0)
+    assert "Which rank does the joker stand for?" in bot.calls[-1][2]
+    await pub.close()
 
 
 async def test_not_modified_is_success_and_a_vanished_message_is_sent_anew() -> None:
