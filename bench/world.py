@@ -143,6 +143,7 @@ class World:
             group_interval=self.group_interval,
             private_interval=self.private_interval,
             clock=self.clock,
+            settle_memory=True,  # as ``python -m bot`` does
         )
 
     async def abandon_deliveries(self) -> None:

@@ -93,6 +93,8 @@ class FormattedText:
 
 def utf16_len(text: str) -> int:
     """Length of ``text`` in UTF-16 code units, the unit of Bot API entity offsets."""
+    if text.isascii():
+        return len(text)
     return len(text.encode("utf-16-le")) // 2
 
 
@@ -271,6 +273,9 @@ def _decode_html_escape(text: str, index: int) -> tuple[str, int] | None:
     return char, match.end()
 
 
+_MARKUP = re.compile("[<&]")
+
+
 def parse_html(text: str) -> FormattedText:
     """Parse Telegram HTML into plain text and entities (raises :class:`EntityParseError`)."""
     out = _Builder()
@@ -286,8 +291,11 @@ def parse_html(text: str) -> FormattedText:
                 i = decoded[1]
                 continue
         if char != "<":
-            out.append(char)
-            i += 1
+            # Plain text (or an "&" that starts no escape) up to the next markup.
+            found = _MARKUP.search(text, i + 1)
+            end = found.start() if found else size
+            out.append(text[i:end])
+            i = end
             continue
         begin = i
         i += 1

@@ -645,6 +645,13 @@ def test_formatting_follows_telegram() -> None:
         {"type": "bold", "offset": 3, "length": 4},  # the emoji counts 2 UTF-16 units
         {"type": "italic", "offset": 8, "length": 2},
     )
+    # A bare "&" is text; runs of text with and without emoji keep their UTF-16 offsets.
+    mixed = format_text("R&D 🂡 & co <b>Ὀδυσσεύς</b> 🃏x <i>y</i>", "HTML")
+    assert mixed.text == "R&D 🂡 & co Ὀδυσσεύς 🃏x y"
+    assert mixed.entities == (
+        {"type": "bold", "offset": 12, "length": 8},
+        {"type": "italic", "offset": 25, "length": 1},
+    )
     assert format_text("*b* _i_ \\. `c.d`", "MarkdownV2").text == "b i . c.d"
     with pytest.raises(EntityParseError, match=r"Can't find end of Bold entity at byte offset 0"):
         format_text("*open", "MarkdownV2")
