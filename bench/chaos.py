@@ -1,0 +1,641 @@
+"""``python -m bench.chaos``: a long chaos run against the real bot process, killed at random.
+
+The fake Bot API (``tests.fakes``) is served over HTTP in this process; ``python -m bot`` runs
+as a subprocess against it (``TELEGRAM_API_BASE_URL``) with a scratch database and short turn
+windows. A :class:`~bench.crowd.Crowd` of simulated people opens games of every kind and
+presses anything it sees; now and then one person goes silent for minutes; the bot is killed
+with SIGKILL at random intervals and started again (the emulator keeps the updates sent
+meanwhile). At the end nobody presses any more: every open game must run out by timeouts, the
+computer and autopilot, within the time that takes at most (``--wind-down`` caps the wait:
+lobbies and what is still open then are cancelled by /cancel). Then the run checks:
+
+* the bot's log, across every start, has no traceback and no ERROR or CRITICAL line;
+* every callback query was answered, also those pressed while the bot was down;
+* every game ended finished or cancelled, and none sat in "playing" past its deadline while
+  the bot had been up for a while;
+* a silent person's seat went to the computer (``autopilot_after`` timeouts) within
+  :func:`~bench.chaos_checks.handover_bound`, during the run and at its end;
+* every dealt game's cards are conserved.
+
+It prints the figures and ``CHAOS OK`` or ``CHAOS FAILED``; the exit status is 1 on failure.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import random
+import re
+import signal
+import sys
+import tempfile
+import time
+from collections import Counter
+from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, TextIO
+
+from bench.chaos_checks import (
+    GameRecord,
+    conservation_error,
+    handover_bound,
+    is_realtime,
+    last_game_id,
+    load_games,
+)
+from bench.crowd import Crowd
+from bot.sandbox.models import JSONDict
+from bot.storage.database import Database
+from bot.storage.migrate import upgrade_async
+from bot.storage.models import CANCELLED, FINISHED, LOBBY, PLAYING
+from tests.fakes import FakeBotApi, FakeBotApiServer, FakeCallback, FakeUser, Upload
+
+ROOT = Path(__file__).resolve().parents[1]
+#: A game overdue by more than this, while the bot has been up at least as long, is stuck.
+OVERDUE_GRACE = 20.0
+#: Pauses of the crowd between two things done, in seconds.
+PACE = (0.05, 0.5)
+#: A press whose update a process fetched this shortly before it was killed was being handled
+#: (python-telegram-bot confirms updates with its next getUpdates, before handling them): it
+#: is lost with the process, as with Telegram. Presses held longer waited in a backlog.
+IN_FLIGHT = 2.0
+#: How long a person stays silent, and how many may be silent at once.
+SILENCE = (150.0, 300.0)
+MAX_SILENT = 2
+_BAD_LOG_LINE = re.compile(r"Traceback|\b(ERROR|CRITICAL)\b")
+_LOG_LEVEL = re.compile(r"^\S+ \S+ (WARNING|ERROR|CRITICAL) (\S+): (.*)$")
+
+
+@dataclass(frozen=True)
+class Plan:
+    """The command line."""
+
+    minutes: float
+    seed: int
+    database_url: str
+    folder: Path
+    turn_seconds: int
+    kill_every: tuple[float, float]
+    people: int
+    groups: int
+    wind_down: float
+
+
+class RecordingBotApi(FakeBotApi):
+    """The fake Bot API, noting when getUpdates last handed out each update."""
+
+    def __init__(self) -> None:
+        super().__init__(flood_limits=False)
+        self.fetched_at: dict[int, float] = {}
+
+    async def handle(
+        self,
+        method: str,
+        params: Mapping[str, Any] | None = None,
+        files: Mapping[str, Upload] | None = None,
+    ) -> tuple[int, JSONDict]:
+        status, body = await super().handle(method, params, files)
+        if method.lower() == "getupdates" and status == 200:
+            now = time.monotonic()
+            for update in body["result"]:
+                self.fetched_at[update["update_id"]] = now
+        return status, body
+
+
+class BotProcess:
+    """``python -m bot`` against the emulator; its output is appended to one log file."""
+
+    def __init__(self, log: Path, api: FakeBotApi) -> None:
+        self.env: dict[str, str] = {}
+        self.log = log
+        self.api = api
+        self.process: asyncio.subprocess.Process | None = None
+        self.starts = 0
+        self.kills: list[float] = []
+        self.ready_at: float | None = None
+        self._watching: asyncio.Task[None] | None = None
+
+    @property
+    def alive(self) -> bool:
+        return self.process is not None and self.process.returncode is None
+
+    def up_for(self) -> float:
+        """Seconds since the running process first polled for updates (0 when it has not)."""
+        return 0.0 if self.ready_at is None else time.monotonic() - self.ready_at
+
+    async def start(self) -> None:
+        self.starts += 1
+        with self.log.open("a") as log:
+            log.write(f"=== chaos: start {self.starts} at {time.strftime('%H:%M:%S')} ===\n")
+            log.flush()
+            self.process = await asyncio.create_subprocess_exec(
+                sys.executable,
+                "-m",
+                "bot",
+                cwd=self.log.parent,
+                env=self.env,
+                stdout=log,
+                stderr=asyncio.subprocess.STDOUT,
+            )
+        self.ready_at = None
+        polls = self.api.stats.by_method["getUpdates"]
+        self._watching = asyncio.create_task(self._notice_ready(polls))
+
+    async def _notice_ready(self, polls: int) -> None:
+        process = self.process
+        while self.process is process and self.alive:
+            if self.api.stats.by_method["getUpdates"] > polls:
+                self.ready_at = time.monotonic()
+                return
+            await asyncio.sleep(0.1)
+
+    async def wait_ready(self, timeout: float = 90.0) -> None:  # noqa: ASYNC109
+        deadline = time.monotonic() + timeout
+        while self.ready_at is None:
+            if not self.alive:
+                raise RuntimeError(f"the bot exited at start; see {self.log}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the bot did not start polling in {timeout:.0f} s")
+            await asyncio.sleep(0.1)
+
+    async def kill(self) -> None:
+        """SIGKILL: no shutdown code runs, nothing in memory survives."""
+        assert self.process is not None
+        self.process.send_signal(signal.SIGKILL)
+        await self.process.wait()
+        self.kills.append(time.monotonic())
+        self.ready_at = None
+
+    async def stop(self) -> None:
+        """SIGINT, as Ctrl-C: the bot shuts down cleanly (a kill after 30 s)."""
+        if self.process is None or not self.alive:
+            return
+        self.process.send_signal(signal.SIGINT)
+        try:
+            await asyncio.wait_for(self.process.wait(), 30)
+        except TimeoutError:
+            await self.kill()
+
+
+@dataclass
+class Stretch:
+    """A person's silence, and the games he was playing when it began."""
+
+    user: FakeUser
+    began: float
+    games: dict[int, GameRecord]
+
+
+@dataclass
+class Findings:
+    """What the run saw and what went wrong, for the report."""
+
+    failures: list[str] = field(default_factory=list)
+    overdue: dict[int, float] = field(default_factory=dict)
+    pressed_while_down: list[FakeCallback] = field(default_factory=list)
+    #: Presses lost with a killed process that had them for up to :data:`IN_FLIGHT` s.
+    in_flight: list[FakeCallback] = field(default_factory=list)
+    #: Other unanswered presses, and how long a process that was killed had held each.
+    unanswered: list[tuple[FakeCallback, float | None]] = field(default_factory=list)
+    stretches: int = 0
+    handovers_checked: int = 0
+    wind_down_handovers: int = 0
+    cut_short: list[int] = field(default_factory=list)
+    wind_down_seconds: float = 0.0
+
+    def fail(self, message: str) -> None:
+        self.failures.append(message)
+
+
+class ChaosRun:
+    def __init__(self, plan: Plan, out: TextIO) -> None:
+        self.plan = plan
+        self.out = out
+        self.rng = random.Random(plan.seed)
+        self.api = RecordingBotApi()
+        self.crowd = Crowd.gather(self.api, self.rng, people=plan.people, groups=plan.groups)
+        self.db = Database.from_url(plan.database_url)
+        self.log = plan.folder / "bot.log"
+        self.bot = BotProcess(self.log, self.api)
+        self.findings = Findings()
+        self.silent: dict[int, Stretch] = {}
+        self.silences: set[asyncio.Task[None]] = set()
+        self.ending = asyncio.Event()
+        self.baseline = 0
+        self.started = 0.0
+        self.running = True
+
+    def say(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+    async def run(self) -> bool:
+        plan = self.plan
+        await upgrade_async(plan.database_url)
+        self.baseline = await last_game_id(self.db)
+        server = FakeBotApiServer(self.api)
+        bot = self.bot
+        bot.env = self._env(await server.start())
+        self.say(
+            f"Chaos run: {plan.minutes:g} min, seed {plan.seed}, {plan.people} people in "
+            f"{plan.groups} group(s), turns of {plan.turn_seconds} s, a kill every "
+            f"{plan.kill_every[0]:g}–{plan.kill_every[1]:g} s; folder {plan.folder}"
+        )
+        try:
+            await bot.start()
+            await bot.wait_ready()
+            self.started = time.monotonic()
+            kills = asyncio.create_task(self._kills())
+            tasks = [
+                asyncio.create_task(self._people()),
+                asyncio.create_task(self._silences()),
+                asyncio.create_task(self._watch()),
+                asyncio.create_task(self._progress()),
+            ]
+            await asyncio.sleep(plan.minutes * 60)
+            self.running = False
+            self.ending.set()
+            for task in [*tasks, *self.silences]:
+                task.cancel()
+            await asyncio.gather(*tasks, *self.silences, return_exceptions=True)
+            await kills
+            await bot.wait_ready()
+            await self._wind_down()
+            await self._await_answers()
+        finally:
+            await bot.stop()
+            await server.stop()
+        games = await load_games(self.db, after=self.baseline)
+        await self.db.close()
+        self._check(games)
+        self._report(games)
+        return not self.findings.failures
+
+    def _env(self, base_url: str) -> dict[str, str]:
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "DATABASE_"))}
+        env.update(
+            PYTHONPATH=os.pathsep.join(filter(None, (str(ROOT), env.get("PYTHONPATH")))),
+            TELEGRAM_BOT_TOKEN=self.api.token,
+            TELEGRAM_API_BASE_URL=base_url,
+            DATABASE_URL=self.plan.database_url,
+            TURN_SECONDS=str(self.plan.turn_seconds),
+            COMPUTER_DELAY_SECONDS="0.5",
+            LOG_LEVEL="INFO",
+        )
+        for name in ("WEBHOOK_URL", "WEBHOOK_SECRET", "WEBHOOK_LISTEN", "WEBHOOK_PORT"):
+            env.pop(name, None)
+        return env
+
+    # -- the run ------------------------------------------------------------------------
+
+    async def _people(self) -> None:
+        crowd = self.crowd
+        while self.running:
+            active = [p for p in crowd.people if p.id not in self.silent]
+            pressed = len(crowd.callbacks)
+            await crowd.act(self.rng.choice(active))
+            if self.bot.ready_at is None:  # killed, or not polling yet
+                self.findings.pressed_while_down += crowd.callbacks[pressed:]
+            await asyncio.sleep(self.rng.uniform(*PACE))
+
+    async def _kills(self) -> None:
+        """Kill and restart the bot at random until the chaos ends (never halfway through)."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self.ending.wait(), self.rng.uniform(*self.plan.kill_every))
+                return
+            await self.bot.kill()
+            await asyncio.sleep(self.rng.uniform(0.0, 3.0))  # presses pile up meanwhile
+            await self.bot.start()
+
+    async def _silences(self) -> None:
+        while True:
+            await asyncio.sleep(self.rng.uniform(15.0, 45.0))
+            candidates = [p for p in self.crowd.people if p.started and p.id not in self.silent]
+            if len(self.silent) >= MAX_SILENT or len(candidates) < 2:
+                continue
+            task = asyncio.create_task(self._keep_silent(self.rng.choice(candidates)))
+            self.silences.add(task)
+            task.add_done_callback(self.silences.discard)
+
+    async def _keep_silent(self, user: FakeUser) -> None:
+        games = await load_games(self.db, after=self.baseline)
+        playing = {g.id: g for g in games if g.status == PLAYING and g.seat_of(user.id)}
+        stretch = Stretch(user, time.monotonic(), playing)
+        self.silent[user.id] = stretch
+        await asyncio.sleep(self.rng.uniform(*SILENCE))
+        await self._check_handover(stretch)
+        del self.silent[user.id]
+
+    async def _check_handover(self, stretch: Stretch) -> None:
+        """Games still playing long after he fell silent must not be waiting for him."""
+        self.findings.stretches += 1
+        if not stretch.games:
+            return
+        silent_for = time.monotonic() - stretch.began
+        now = await load_games(self.db, stretch.games)
+        for game in now:
+            seat = game.seat_of(stretch.user.id)
+            if game.status != PLAYING or seat is None:
+                continue
+            if silent_for < handover_bound(stretch.games[game.id], self.plan.turn_seconds):
+                continue
+            self.findings.handovers_checked += 1
+            if is_realtime(game.game_key):
+                self.findings.fail(
+                    f"game {game.id} ({game.game_key}) still playing {silent_for:.0f} s "
+                    f"after {stretch.user.first_name} fell silent: no forfeit"
+                )
+            elif not game.on_autopilot(seat):
+                self.findings.fail(
+                    f"game {game.id} ({game.game_key}): {stretch.user.first_name} silent for "
+                    f"{silent_for:.0f} s, seat {seat.seat} has {seat.timeouts} timeout(s), "
+                    f"not on autopilot (after {game.autopilot_after})"
+                )
+
+    async def _watch(self) -> None:
+        """Every few seconds: a game past its deadline while the bot is up is stuck."""
+        while True:
+            await asyncio.sleep(5.0)
+            await self._look_for_overdue()
+
+    async def _look_for_overdue(self) -> None:
+        if self.bot.up_for() < OVERDUE_GRACE + 5.0:
+            return
+        now = time.time()
+        for game in await load_games(self.db, after=self.baseline):
+            late = now - (game.deadline_at or now)
+            if game.status == PLAYING and late > OVERDUE_GRACE:
+                self.findings.overdue[game.id] = max(late, self.findings.overdue.get(game.id, 0))
+
+    async def _progress(self) -> None:
+        while True:
+            await asyncio.sleep(60.0)
+            games = await load_games(self.db, after=self.baseline)
+            over = sum(g.status in (FINISHED, CANCELLED) for g in games)
+            self.say(
+                f"  {self._clock()} presses {self.crowd.done['press']}, "
+                f"kills {len(self.bot.kills)}, games {len(games)} ({over} over), "
+                f"silent now {len(self.silent)}"
+            )
+
+    def _clock(self) -> str:
+        seconds = int(time.monotonic() - self.started)
+        return f"[{seconds // 60}:{seconds % 60:02d}]"
+
+    # -- the end ------------------------------------------------------------------------
+
+    async def _wind_down(self) -> None:
+        """Nobody presses: lobbies are cancelled, games run out (up to ``--wind-down`` s)."""
+        began = time.monotonic()
+        games = await load_games(self.db, after=self.baseline)
+        await self._cancel(g for g in games if g.status == LOBBY)
+        playing = {g.id: g for g in games if g.status == PLAYING}
+        bounds = {i: handover_bound(g, self.plan.turn_seconds) for i, g in playing.items()}
+        self.say(
+            f"  {self._clock()} wind-down: {len(playing)} game(s) playing, waiting up to "
+            f"{min(max(bounds.values(), default=0), self.plan.wind_down):.0f} s"
+        )
+        while True:
+            await asyncio.sleep(2.0)
+            await self._look_for_overdue()
+            waited = time.monotonic() - began
+            now = {g.id: g for g in await load_games(self.db, playing)}
+            still = [i for i, g in now.items() if g.status == PLAYING]
+            if not still or waited >= self.plan.wind_down:
+                break
+            if all(waited >= bounds[i] for i in still):
+                break
+        self.findings.wind_down_seconds = time.monotonic() - began
+        for game_id in still:
+            if waited >= bounds[game_id]:
+                self.findings.fail(
+                    f"game {game_id} ({now[game_id].game_key}) still playing "
+                    f"{waited:.0f} s into the wind-down (bound {bounds[game_id]:.0f} s)"
+                )
+            else:
+                self.findings.cut_short.append(game_id)
+        for game_id, game in now.items():
+            if game.status == CANCELLED and not game.everyone_away:
+                self.findings.fail(f"game {game_id} ({game.game_key}) was cancelled by nobody")
+            if not game.everyone_away:
+                continue
+            self.findings.wind_down_handovers += 1
+            awake = [s for s in game.persons if not game.on_autopilot(s)]
+            if awake:
+                self.findings.fail(
+                    f"game {game_id} ({game.game_key}) ended for everyone away with "
+                    f"seat(s) {[s.seat for s in awake]} not on autopilot"
+                )
+        await self._cancel(now[i] for i in still)
+
+    async def _cancel(self, games: Iterable[GameRecord]) -> None:
+        """/cancel by whoever may (the group's admin, or the player in his own chat); waits."""
+        ids = []
+        for game in games:
+            user = self.crowd.canceller(game.chat_id)
+            if user is not None:
+                await self.api.send_text(user, game.chat_id, "/cancel")
+                ids.append(game.id)
+
+        async def closed() -> bool:
+            games = await load_games(self.db, ids)
+            return all(g.status in (FINISHED, CANCELLED) for g in games)
+
+        if ids:
+            await self._until(closed, 60.0)
+
+    async def _until(self, done: Callable[[], Awaitable[bool]], timeout: float) -> None:  # noqa: ASYNC109
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if await done():
+                return
+            await asyncio.sleep(0.5)
+
+    async def _await_answers(self) -> None:
+        """Until every press the running bot could still answer is answered."""
+
+        async def answered() -> bool:
+            return self.api.pending_updates == 0 and all(
+                self._held_until_killed(c) is not None for c in self.api.unanswered_callbacks()
+            )
+
+        await self._until(answered, 60.0)
+
+    # -- checks and report --------------------------------------------------------------
+
+    def _check(self, games: list[GameRecord]) -> None:
+        findings = self.findings
+        bad_lines = [
+            line.rstrip()
+            for line in self.log.read_text(errors="replace").splitlines()
+            if _BAD_LOG_LINE.search(line)
+        ]
+        if bad_lines:
+            findings.fail(f"{len(bad_lines)} bad log line(s), first: {bad_lines[0]}")
+        for callback in self.api.unanswered_callbacks():
+            held = self._held_until_killed(callback)
+            if held is not None and held <= IN_FLIGHT:
+                findings.in_flight.append(callback)
+            else:
+                findings.unanswered.append((callback, held))
+        if findings.unanswered:
+            callback, held = findings.unanswered[0]
+            backlog = [h for _, h in findings.unanswered if h is not None]
+            findings.fail(
+                f"{len(findings.unanswered)} callback(s) unanswered: {len(backlog)} held "
+                f"{min(backlog, default=0):.0f}–{max(backlog, default=0):.0f} s by a bot "
+                f"process that was then killed, {len(findings.unanswered) - len(backlog)} "
+                f"never fetched or never answered; first: {callback}"
+            )
+        for game in games:
+            if game.status not in (FINISHED, CANCELLED):
+                findings.fail(f"game {game.id} ({game.game_key}) ended {game.status}")
+        for game_id, late in sorted(findings.overdue.items()):
+            findings.fail(f"game {game_id} was {late:.0f} s past its deadline with the bot up")
+        for game in games:
+            if game.state is not None:
+                error = conservation_error(game.game_key, game.state)
+                if error:
+                    findings.fail(f"game {game.id} ({game.game_key}) cards: {error}")
+
+    def _held_until_killed(self, callback: FakeCallback) -> float | None:
+        """How long the process that fetched this press had it before it was killed."""
+        update_id = next(
+            u["update_id"]
+            for u in self.api.update_log
+            if u.get("callback_query", {}).get("id") == callback.id
+        )
+        fetched = self.api.fetched_at.get(update_id)
+        if fetched is None:
+            return None
+        return next((kill - fetched for kill in self.bot.kills if kill >= fetched), None)
+
+    def _report(self, games: list[GameRecord]) -> None:
+        findings, crowd, plan, bot = self.findings, self.crowd, self.plan, self.bot
+        callbacks = self.api.callbacks.values()
+        down = findings.pressed_while_down
+        waits = [c.answered_at - c.created_at for c in callbacks if c.answered_at is not None]
+        kinds: dict[str, Counter[str]] = {}
+        for game in games:
+            tally = kinds.setdefault(game.game_key, Counter())
+            tally["opened"] += 1
+            tally["dealt"] += game.state is not None
+            tally[game.status] += 1
+        autopilots = sum(
+            g.on_autopilot(s) for g in games for s in g.persons if g.state is not None
+        )
+        warnings = Counter(
+            f"{m[2]}: {re.sub(r'-?[0-9]+', 'N', m[3])[:70]}"
+            for line in self.log.read_text(errors="replace").splitlines()
+            if (m := _LOG_LEVEL.match(line)) and m[1] == "WARNING"
+        )
+        lines = [
+            "",
+            f"Chaos run, seed {plan.seed}: {plan.minutes:g} min of chaos, then "
+            f"{findings.wind_down_seconds:.0f} s of wind-down",
+            f"  bot: {bot.starts} start(s), {len(bot.kills)} SIGKILL(s); log {self.log}",
+            "  people: "
+            + ", ".join(f"{kind} {count}" for kind, count in sorted(crowd.done.items())),
+            f"  callbacks: {sum(c.answered for c in callbacks)} of {len(callbacks)} answered; "
+            f"{sum(c.answered for c in down)} of {len(down)} pressed while the bot was down; "
+            f"{sum(c.answer_attempts > 1 for c in callbacks)} answered twice",
+            f"  lost in flight with a killed process (fetched ≤ {IN_FLIGHT:g} s before the "
+            f"kill): {len(findings.in_flight)}",
+            "  answer delay (s): " + _spread(waits),
+            "  games:",
+            *(
+                f"    {key:<12} " + ", ".join(f"{n} {what}" for what, n in tally.items())
+                for key, tally in sorted(kinds.items())
+            ),
+            f"  silent people: {findings.stretches} silence(s), {findings.handovers_checked} "
+            f"seat(s) checked handed over; wind-down: {findings.wind_down_handovers} game(s) "
+            f"ended with everyone away; {len(findings.cut_short)} cut short by --wind-down",
+            f"  seats on autopilot at the end: {autopilots}; games ended with everyone "
+            f"away: {sum(g.everyone_away for g in games)}",
+            f"  cards conserved in {sum(g.state is not None for g in games)} dealt game(s)",
+            f"  warnings in the log: {sum(warnings.values())}",
+            *(f"    {n:>4} × {text}" for text, n in warnings.most_common(8)),
+        ]
+        if findings.failures:
+            lines += ["FAILURES:", *(f"  - {failure}" for failure in findings.failures)]
+        lines.append("CHAOS FAILED" if findings.failures else "CHAOS OK")
+        self.say("\n".join(lines))
+
+
+def _spread(values: Sequence[float]) -> str:
+    if not values:
+        return "none"
+    ordered = sorted(values)
+
+    def at(share: float) -> float:
+        return ordered[min(len(ordered) - 1, int(share * len(ordered)))]
+
+    return f"median {at(0.5):.2f}, p95 {at(0.95):.2f}, max {ordered[-1]:.2f}"
+
+
+def parse_arguments(argv: Sequence[str] | None) -> Plan:
+    parser = argparse.ArgumentParser(
+        prog="python -m bench.chaos",
+        description="Chaos run: simulated people against the real bot process, which is "
+        "killed (SIGKILL) and restarted at random; checks what must hold at the end.",
+    )
+    parser.add_argument("--minutes", type=float, default=10.0, help="chaos time (default 10)")
+    parser.add_argument("--seed", type=int, help="the people's and the kills' seed")
+    parser.add_argument(
+        "--database-url",
+        metavar="URL",
+        help="the bot's database (default: a new SQLite file in the run's folder); games "
+        "there before the run are left out of the checks",
+    )
+    parser.add_argument("--folder", type=Path, help="for the log and SQLite (default: new)")
+    parser.add_argument("--turn-seconds", type=int, default=10, help="TURN_SECONDS (≥ 10)")
+    parser.add_argument(
+        "--kill-every",
+        nargs=2,
+        type=float,
+        default=(20.0, 60.0),
+        metavar=("MIN", "MAX"),
+        help="seconds between kills, drawn between MIN and MAX (default 20 60)",
+    )
+    parser.add_argument("--people", type=int, default=6, help="people who started the bot")
+    parser.add_argument("--groups", type=int, default=3, help="groups they are all in")
+    parser.add_argument(
+        "--wind-down",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="at most this long for open games to run out at the end (default 600)",
+    )
+    arguments = parser.parse_args(argv)
+    if arguments.turn_seconds < 10:
+        parser.error("--turn-seconds must be at least 10 (the bot's own minimum)")
+    low, high = arguments.kill_every
+    if not 0 < low <= high:
+        parser.error("--kill-every needs 0 < MIN <= MAX")
+    folder = arguments.folder or Path(tempfile.mkdtemp(prefix="cardroom-chaos-"))
+    folder.mkdir(parents=True, exist_ok=True)
+    return Plan(
+        minutes=arguments.minutes,
+        seed=arguments.seed if arguments.seed is not None else random.randrange(10**6),
+        database_url=arguments.database_url or f"sqlite+aiosqlite:///{folder / 'chaos.db'}",
+        folder=folder,
+        turn_seconds=arguments.turn_seconds,
+        kill_every=(low, high),
+        people=arguments.people,
+        groups=arguments.groups,
+        wind_down=arguments.wind_down,
+    )
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    plan = parse_arguments(argv)
+    with contextlib.suppress(KeyboardInterrupt):
+        return 0 if asyncio.run(ChaosRun(plan, sys.stdout).run()) else 1
+    return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())
