@@ -148,5 +148,6 @@ def build_application(
     application.bot_data["cardroom"] = room
     publisher.on_chat_moved = room.move_chat
     publisher.on_unreachable = room.seat_unreachable
+    publisher.on_shown = play.mark_shown
     handlers.register(application)
     return application

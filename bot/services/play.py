@@ -84,10 +84,10 @@ class PlayService:
         async with self.db.transaction() as session:
             return await Games(session).unshown_ids()
 
-    async def mark_shown(self, game_id: int, version: int) -> None:
-        """The table and panels of ``version`` were delivered."""
+    async def mark_shown(self, versions: dict[int, int]) -> None:
+        """The tables and panels of these games (id → version) were all delivered."""
         async with self.db.transaction() as session:
-            await Games(session).mark_shown(game_id, version)
+            await Games(session).mark_shown(versions)
 
     async def remember_table(self, game_id: int, message_id: int | None) -> None:
         async with self.db.transaction() as session:

@@ -285,10 +285,16 @@ class Games:
             )
         )
 
-    async def mark_shown(self, game_id: int, version: int) -> None:
-        """Everything of ``version`` was delivered (never moves back)."""
+    async def mark_shown(self, versions: dict[int, int]) -> None:
+        """Everything of these versions (game id → version) was delivered; a game's
+        ``shown_version`` never moves back."""
+        if not versions:
+            return
         connection = await self.session.connection()
-        await connection.execute(_MARK_SHOWN, {"game_id": game_id, "shown": version})
+        await connection.execute(
+            _MARK_SHOWN,
+            [{"game_id": game_id, "shown": version} for game_id, version in versions.items()],
+        )
 
 
 class Seats:

@@ -11,6 +11,10 @@ time aside ("45 s left" counts as its deadline) — is not sent again.
 Edits that fail because the message is gone are re-sent as new messages; "message is not
 modified" is success; a user who cannot be messaged (403) is logged and skipped. PTB's
 ``AIORateLimiter`` below us honours ``RetryAfter``.
+
+When every message of a game shows its newest version, the publisher says so (``on_shown``,
+batched about once a second): a restarted bot redraws only the games it had not finished
+showing.
 """
 
 from __future__ import annotations
@@ -42,6 +46,8 @@ logger = logging.getLogger(__name__)
 GROUP_INTERVAL = 3.0
 PRIVATE_INTERVAL = 1.0
 RETRY_DELAYS = (1.0, 3.0, 10.0)
+#: Seconds between two reports of the games whose messages are all up to date.
+SHOWN_EVERY = 1.0
 _GONE = ("message to edit not found", "message can't be edited", "message_id_invalid")
 _NO_PREVIEW = '{"is_disabled":true}'
 
@@ -92,6 +98,10 @@ class Slot:
     unreachable: bool = False
     task: asyncio.Task[None] | None = None
     failures: int = 0
+    #: The game version of the snapshot the slot was last given.
+    version: int = 0
+    #: The last change could not be delivered (given up or refused): the message is behind.
+    behind: bool = False
 
 
 class Publisher:
@@ -118,7 +128,12 @@ class Publisher:
         self.on_chat_moved: Callable[[int, int], Awaitable[None]] | None = None
         #: Told when a player's panel cannot be delivered (he blocked the bot).
         self.on_unreachable: Callable[[int, int], Awaitable[None]] | None = None
+        #: Told which games (id → version) have every message showing that version.
+        self.on_shown: Callable[[dict[int, int]], Awaitable[None]] | None = None
         self._free_at: dict[int, float] = {}
+        self._games: dict[int, list[Slot]] = {}
+        self._shown: dict[int, int] = {}
+        self._reporting: asyncio.Task[None] | None = None
 
     # -- publishing ---------------------------------------------------------------------
 
@@ -199,12 +214,14 @@ class Publisher:
             seat = key[1] if key[1] >= 0 else None
             slot = Slot(key[0], seat, chat_id, thread_id, private, message_id=message_id)
             self._slots[key] = slot
+            self._games.setdefault(key[0], []).append(slot)
         elif slot.message_id is None:
             slot.message_id = message_id
         return slot
 
     def _touch(self, slot: Slot, snapshot: GameSnapshot) -> None:
         slot.final = snapshot.is_over
+        slot.version = snapshot.version
         self._schedule(slot)
 
     def _schedule(self, slot: Slot, *, urgent: bool = False) -> None:
@@ -225,6 +242,7 @@ class Publisher:
             slot.urgent = False
             slot.dirty = False
             render = slot.render
+            slot.behind = False
             if render is None or slot.unreachable:
                 continue
             # Timeless first: a change of "time left" alone is no reason to edit.
@@ -237,10 +255,15 @@ class Publisher:
                 await self._deliver(slot, content)
                 slot.sent = shown
                 slot.failures = 0
+            except BadRequest as error:
+                # PTB files it under NetworkError, but sending it again changes nothing.
+                logger.warning("Delivery to chat %s refused: %s", slot.chat_id, error)
+                slot.behind = True
             except (NetworkError, RetryAfter) as error:
                 if slot.failures >= len(RETRY_DELAYS):
                     logger.warning("Giving up on chat %s for now: %s", slot.chat_id, error)
                     slot.failures = 0
+                    slot.behind = True
                     continue
                 delay = RETRY_DELAYS[slot.failures]
                 slot.failures += 1
@@ -262,8 +285,10 @@ class Publisher:
                 slot.dirty = True
             except TelegramError as error:
                 logger.warning("Delivery to chat %s refused: %s", slot.chat_id, error)
+                slot.behind = True
         # Delivered: the snapshot is let go (a screen switch asks for it again).
         slot.render = None
+        self._settled(slot)
         if slot.final:
             self._forget(slot)
 
@@ -271,6 +296,36 @@ class Publisher:
         for key, value in list(self._slots.items()):
             if value is slot:
                 del self._slots[key]
+        siblings = self._games.get(slot.game_id, [])
+        if slot in siblings:
+            siblings.remove(slot)
+        if not siblings:
+            self._games.pop(slot.game_id, None)
+
+    # -- what the chats show ------------------------------------------------------------
+
+    def _settled(self, slot: Slot) -> None:
+        """After a slot's flush: if every message of its game shows the game's newest
+        version, note it for the next report."""
+        current = asyncio.current_task()
+        slots = self._games.get(slot.game_id, [slot])
+        for other in slots:
+            busy = other.task is not None and not other.task.done() and other.task is not current
+            if other.dirty or other.behind or busy or other.version != slot.version:
+                return
+        self._shown[slot.game_id] = max(slot.version, self._shown.get(slot.game_id, 0))
+        if self.on_shown is not None and (self._reporting is None or self._reporting.done()):
+            self._reporting = asyncio.create_task(self._report_shown(SHOWN_EVERY))
+
+    async def _report_shown(self, after: float) -> None:
+        if after:
+            await asyncio.sleep(after)
+        shown, self._shown = self._shown, {}
+        if shown and self.on_shown is not None:
+            try:
+                await self.on_shown(shown)
+            except Exception:
+                logger.exception("Could not record which games are shown")
 
     async def _deliver(self, slot: Slot, content: Content) -> None:
         """Edit the slot's message, or send it anew; a 403 hands a player's seat over."""
@@ -343,19 +398,26 @@ class Publisher:
     # -- lifecycle ----------------------------------------------------------------------
 
     async def drain(self) -> None:
-        """Wait until nothing is left to send (tests, shutdown)."""
+        """Wait until nothing is left to send (tests, shutdown), and report what is shown."""
         while True:
             tasks = [s.task for s in self._slots.values() if s.task and not s.task.done()]
             if not tasks:
-                return
+                break
             await asyncio.gather(*tasks, return_exceptions=True)
+        if self._reporting is not None and not self._reporting.done():
+            self._reporting.cancel()
+        await self._report_shown(0)
 
     async def close(self) -> None:
-        """Stop every delivery: all are cancelled at once, then awaited."""
+        """Stop every delivery: all are cancelled at once, then awaited; what was fully
+        shown by then is reported."""
         tasks = [s.task for s in self._slots.values() if s.task and not s.task.done()]
+        if self._reporting is not None and not self._reporting.done():
+            tasks.append(self._reporting)
         for task in tasks:
             task.cancel()
         await asyncio.gather(*tasks, return_exceptions=True)
+        await self._report_shown(0)
 
     def __len__(self) -> int:
         return len(self._slots)

@@ -364,3 +364,54 @@ async def test_through_ptb_telegrams_refusals_are_handled(
         ("sendMessage", 400),
         ("sendMessage", 403),
     }
+
+
+class Shown:
+    """What the publisher reported as fully shown, report by report."""
+
+    def __init__(self) -> None:
+        self.reports: list[dict[int, int]] = []
+
+    async def __call__(self, versions: dict[int, int]) -> None:
+        self.reports.append(dict(versions))
+
+
+async def test_a_game_is_reported_shown_once_its_table_and_every_panel_are() -> None:
+    bot, remembered, shown = StubBot(), Remembered(), Shown()
+    pub = publisher(bot, remembered)
+    pub.on_shown = shown
+    game = snapshot(state("7h 9s", "Kd Qc", "8c"))
+    pub.publish(game)
+    await pub.drain()
+    assert {c[1] for c in bot.calls} == {-100, 100, 101}, "the table and both panels"
+    assert shown.reports == [{7: 3}]
+    pub.publish(replace(game, version=4))
+    await pub.drain()
+    assert shown.reports[-1] == {7: 4}
+
+
+async def test_a_game_whose_message_could_not_be_delivered_is_not_reported_shown() -> None:
+    bot, remembered, shown = StubBot(), Remembered(), Shown()
+    pub = publisher(bot, remembered)
+    pub.on_shown = shown
+    bot.errors.append(BadRequest("Bad Request: chat not found"))
+    pub.publish(lobby("Anna"))
+    await pub.drain()
+    assert bot.calls == [], "the only message was refused"
+    assert shown.reports == []
+    pub.publish(lobby("Anna", "Boris"))  # the next change gets through
+    await pub.drain()
+    assert shown.reports == [{7: 3}]
+
+
+async def test_shown_is_reported_once_a_second_for_all_games_at_once() -> None:
+    bot, remembered, shown = StubBot(), Remembered(), Shown()
+    pub = publisher(bot, remembered)
+    pub.on_shown = shown
+    for game_id in (7, 8, 9):
+        pub.publish(replace(lobby("Anna"), game_id=game_id, chat_id=-100 - game_id))
+    await asyncio.sleep(0.05)
+    assert shown.reports == [], "not at every delivery: batched"
+    await asyncio.sleep(delivery.SHOWN_EVERY + 0.1)
+    assert shown.reports == [{7: 3, 8: 3, 9: 3}]
+    await pub.close()
