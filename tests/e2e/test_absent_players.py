@@ -2,24 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
-from tests.e2e.harness import Harness, sqlite_url
+from tests.e2e.harness import Harness
 from tests.e2e.test_commands import say
 from tests.e2e.test_rank_game import press
-from tests.fakes import FakeBotApi, FakeChat, FakeUser
-
-
-@pytest.fixture
-async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
-    api = FakeBotApi(flood_limits=False)
-    harness = Harness(api, sqlite_url(tmp_path))
-    await harness.start()
-    yield harness
-    await harness.stop()
+from tests.fakes import FakeChat, FakeUser
 
 
 async def two_player_game(h: Harness) -> tuple[FakeUser, FakeUser, FakeChat]:

@@ -15,26 +15,14 @@ import json
 import os
 import re
 import sqlite3
-from collections.abc import AsyncIterator
 from pathlib import Path
 from random import Random
 
-import pytest
-
-from tests.e2e.harness import Harness, sqlite_url
-from tests.fakes import FakeBotApi, FakeCallback, FakeChat, FakeMessage, FakeUser, render_message
+from tests.e2e.harness import Harness
+from tests.fakes import FakeCallback, FakeChat, FakeMessage, FakeUser, render_message
 
 SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
 HIDDEN_LINE = re.compile(r"^🔒 Only you see: (.+)$", re.MULTILINE)
-
-
-@pytest.fixture
-async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
-    api = FakeBotApi(flood_limits=False)
-    harness = Harness(api, sqlite_url(tmp_path))
-    await harness.start()
-    yield harness
-    await harness.stop()
 
 
 async def press(h: Harness, user: FakeUser, message: object, button: str) -> FakeCallback:

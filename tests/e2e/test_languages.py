@@ -6,15 +6,12 @@ own messages (his DM panel, the answers to his button presses) speak his.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
 import pytest
 
 from bot.i18n import LOCALES, translator
-from tests.e2e.harness import Harness, sqlite_url
+from tests.e2e.harness import Harness
 from tests.e2e.test_rank_game import press
-from tests.fakes import FakeBotApi, FakeChat, FakeMessage, FakeUser
+from tests.fakes import FakeChat, FakeMessage, FakeUser
 
 RU = translator("ru")
 HR = translator("hr")
@@ -24,15 +21,6 @@ croatian = pytest.mark.xfail(
     strict=False,
     reason="hr catalog not there yet",
 )
-
-
-@pytest.fixture
-async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
-    api = FakeBotApi(flood_limits=False)
-    harness = Harness(api, sqlite_url(tmp_path))
-    await harness.start()
-    yield harness
-    await harness.stop()
 
 
 async def say(h: Harness, user: FakeUser, chat: FakeChat | None, text: str) -> str:

@@ -2,22 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
-
-from tests.e2e.harness import Harness, sqlite_url
-from tests.fakes import FakeBotApi, FakeCallback, FakeChat, FakeUser, render_chat
-
-
-@pytest.fixture
-async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
-    api = FakeBotApi(flood_limits=False)
-    harness = Harness(api, sqlite_url(tmp_path))
-    await harness.start()
-    yield harness
-    await harness.stop()
+from tests.e2e.harness import Harness
+from tests.fakes import FakeCallback, FakeChat, FakeUser, render_chat
 
 
 async def press(h: Harness, user: FakeUser, message: object, button: str) -> FakeCallback:

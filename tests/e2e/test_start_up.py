@@ -3,28 +3,18 @@
 from __future__ import annotations
 
 import gc
-from collections.abc import AsyncIterator, Iterator
-from pathlib import Path
+from collections.abc import Iterator
 
 import pytest
 from sqlalchemy import text
 
 from bot.app import GC_THRESHOLD, settle
 from bot.storage.database import Database
-from tests.e2e.harness import Harness, sqlite_url
+from tests.e2e.harness import Harness
 from tests.e2e.test_absent_players import two_player_game
 from tests.fakes import FakeBotApi
 
 LIMITED = ("sendMessage", "editMessageText")
-
-
-@pytest.fixture
-async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
-    api = FakeBotApi(flood_limits=False)
-    harness = Harness(api, sqlite_url(tmp_path))
-    await harness.start()
-    yield harness
-    await harness.stop()
 
 
 def sent(api: FakeBotApi) -> int:

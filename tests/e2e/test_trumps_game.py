@@ -3,28 +3,15 @@
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
-from pathlib import Path
-
-import pytest
 
 from bot.games.cards import Card, parse_card
-from tests.e2e.harness import Harness, sqlite_url
-from tests.fakes import FakeBotApi, FakeCallback, FakeChat, FakeMessage, FakeUser, render_chat
+from tests.e2e.harness import Harness
+from tests.fakes import FakeCallback, FakeChat, FakeMessage, FakeUser, render_chat
 
 #: What only a panel says: its footer (the table says "To move:" and "🏁 Game over").
 PANEL_MARKS = ("Your move", "Not your turn", "you finished")
 #: What only a hand looks like: the panel's hand heading and its suit lines.
 HAND_MARKS = re.compile(r"Your hand|^[♠♥♦♣] ", re.MULTILINE)
-
-
-@pytest.fixture
-async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
-    api = FakeBotApi(flood_limits=False)
-    harness = Harness(api, sqlite_url(tmp_path))
-    await harness.start()
-    yield harness
-    await harness.stop()
 
 
 async def press(h: Harness, user: FakeUser, message: FakeMessage, button: str) -> FakeCallback:
