@@ -338,19 +338,18 @@ class Publisher:
                 await self.on_unreachable(slot.game_id, slot.seat)
 
     async def _edit_or_send(self, slot: Slot, content: Content) -> None:
+        shown: dict[str, Any] = {
+            "chat_id": slot.chat_id,
+            "text": content.text,
+            "parse_mode": "HTML",
+            "link_preview_options": _NO_PREVIEW,
+        }
         markup = markup_json(content.keyboard)
+        if markup is not None:
+            shown["reply_markup"] = markup
         if slot.message_id is not None:
-            edit: dict[str, Any] = {
-                "chat_id": slot.chat_id,
-                "message_id": slot.message_id,
-                "text": content.text,
-                "parse_mode": "HTML",
-                "link_preview_options": _NO_PREVIEW,
-            }
-            if markup is not None:
-                edit["reply_markup"] = markup
             try:
-                await self._call("editMessageText", edit)
+                await self._call("editMessageText", {**shown, "message_id": slot.message_id})
                 return
             except BadRequest as error:
                 message = error.message.lower()
@@ -363,17 +362,9 @@ class Publisher:
                     slot.message_id,
                     slot.chat_id,
                 )
-        send: dict[str, Any] = {
-            "chat_id": slot.chat_id,
-            "text": content.text,
-            "parse_mode": "HTML",
-            "link_preview_options": _NO_PREVIEW,
-        }
-        if markup is not None:
-            send["reply_markup"] = markup
         if slot.thread_id is not None:
-            send["message_thread_id"] = slot.thread_id
-        sent = await self._call("sendMessage", send)
+            shown["message_thread_id"] = slot.thread_id
+        sent = await self._call("sendMessage", shown)
         slot.message_id = int(sent["message_id"])
         await self._remember(slot)
 
