@@ -181,15 +181,6 @@ class BotProcess:
 
 
 @dataclass
-class Stretch:
-    """A person's silence, and the games he was playing when it began."""
-
-    user: FakeUser
-    began: float
-    games: dict[int, GameRecord]
-
-
-@dataclass
 class Findings:
     """What the run saw and what went wrong, for the report."""
 
@@ -221,7 +212,8 @@ class ChaosRun:
         self.log = plan.folder / "bot.log"
         self.bot = BotProcess(self.log, self.api)
         self.findings = Findings()
-        self.silent: dict[int, Stretch] = {}
+        #: Ids of the people silent now.
+        self.silent: set[int] = set()
         self.silences: set[asyncio.Task[None]] = set()
         self.ending = asyncio.Event()
         self.baseline = 0
@@ -321,39 +313,39 @@ class ChaosRun:
             task.add_done_callback(self.silences.discard)
 
     async def _keep_silent(self, user: FakeUser) -> None:
+        """He presses nothing for a while; his games must go on without him meanwhile."""
         games = await load_games(self.db, after=self.baseline)
-        playing = {g.id: g for g in games if g.status == PLAYING and g.seat_of(user.id)}
-        stretch = Stretch(user, time.monotonic(), playing)
-        self.silent[user.id] = stretch
-        await asyncio.sleep(self.rng.uniform(*SILENCE))
-        await self._check_handover(stretch)
-        del self.silent[user.id]
-
-    async def _check_handover(self, stretch: Stretch) -> None:
-        """Games still playing long after he fell silent must not be waiting for him."""
+        playing = [g for g in games if g.status == PLAYING and g.seat_of(user.id)]
+        began, length = time.monotonic(), self.rng.uniform(*SILENCE)
+        self.silent.add(user.id)
         self.findings.stretches += 1
-        if not stretch.games:
+        bounds = sorted((handover_bound(g, self.plan.turn_seconds), g.id) for g in playing)
+        for bound, game_id in bounds:
+            if bound > length:
+                break
+            await asyncio.sleep(began + bound - time.monotonic())
+            await self._check_handover(user, game_id, bound)
+        await asyncio.sleep(began + length - time.monotonic())
+        self.silent.discard(user.id)
+
+    async def _check_handover(self, user: FakeUser, game_id: int, silent_for: float) -> None:
+        """A game still playing this long after he fell silent must not be waiting for him."""
+        game = (await load_games(self.db, [game_id]))[0]
+        seat = game.seat_of(user.id)
+        if game.status != PLAYING or seat is None:
             return
-        silent_for = time.monotonic() - stretch.began
-        now = await load_games(self.db, stretch.games)
-        for game in now:
-            seat = game.seat_of(stretch.user.id)
-            if game.status != PLAYING or seat is None:
-                continue
-            if silent_for < handover_bound(stretch.games[game.id], self.plan.turn_seconds):
-                continue
-            self.findings.handovers_checked += 1
-            if is_realtime(game.game_key):
-                self.findings.fail(
-                    f"game {game.id} ({game.game_key}) still playing {silent_for:.0f} s "
-                    f"after {stretch.user.first_name} fell silent: no forfeit"
-                )
-            elif not game.on_autopilot(seat):
-                self.findings.fail(
-                    f"game {game.id} ({game.game_key}): {stretch.user.first_name} silent for "
-                    f"{silent_for:.0f} s, seat {seat.seat} has {seat.timeouts} timeout(s), "
-                    f"not on autopilot (after {game.autopilot_after})"
-                )
+        self.findings.handovers_checked += 1
+        if is_realtime(game.game_key):
+            self.findings.fail(
+                f"game {game.id} ({game.game_key}) still playing {silent_for:.0f} s after "
+                f"{user.first_name} fell silent: he has not forfeited"
+            )
+        elif not game.on_autopilot(seat):
+            self.findings.fail(
+                f"game {game.id} ({game.game_key}): {user.first_name} silent for "
+                f"{silent_for:.0f} s, seat {seat.seat} has {seat.timeouts} timeout(s), not on "
+                f"autopilot (after {game.autopilot_after})"
+            )
 
     async def _watch(self) -> None:
         """Every few seconds: a game past its deadline while the bot is up is stuck."""
@@ -550,9 +542,10 @@ class ChaosRun:
                 f"    {key:<12} " + ", ".join(f"{n} {what}" for what, n in tally.items())
                 for key, tally in sorted(kinds.items())
             ),
-            f"  silent people: {findings.stretches} silence(s), {findings.handovers_checked} "
-            f"seat(s) checked handed over; wind-down: {findings.wind_down_handovers} game(s) "
-            f"ended with everyone away; {len(findings.cut_short)} cut short by --wind-down",
+            f"  silent people: {findings.stretches} silence(s); {findings.handovers_checked} "
+            "seat(s) still playing at their handover bound checked",
+            f"  wind-down: {findings.wind_down_handovers} game(s) ended with everyone away, "
+            f"{len(findings.cut_short)} cut short by --wind-down",
             f"  seats on autopilot at the end: {autopilots}; games ended with everyone "
             f"away: {sum(g.everyone_away for g in games)}",
             f"  cards conserved in {sum(g.state is not None for g in games)} dealt game(s)",

@@ -81,11 +81,11 @@ class Crowd:
         return chat.user if chat.is_private else self.admins.get(chat.id)
 
     def visible(self, user: FakeUser) -> list[FakeMessage]:
-        """Recent bot messages with buttons that ``user`` can see: the groups' and his DM's."""
+        """The newest bot messages with buttons in each chat ``user`` sees: groups, his DM."""
         seen: list[FakeMessage] = []
         chats: list[FakeChat | FakeUser] = [*self.groups, user]
         for chat in chats:
-            seen += [m for m in self.api.bot_messages(chat)[-6:] if self.api.buttons(m)]
+            seen += [m for m in self.api.bot_messages(chat) if self.api.buttons(m)][-4:]
         return seen
 
     async def act(self, user: FakeUser) -> None:
