@@ -175,7 +175,15 @@ async def human_turn(h: Harness, group: FakeChat, anna: FakeUser, moment: Moment
     text = message.text or ""
     if "Play a card" in text:
         fits = re.search(r"^Fit your own stacks: (.*)$", text, re.M)
-        choice = fits.group(1).split()[0] if fits else buttons[0]
+        if not fits:
+            # Nothing fits her stacks: every card goes to the middle, in one press.
+            assert all(b.endswith(" → middle") for b in buttons), buttons
+            await act(h, anna, message, buttons[0])
+            assert "Take a card" in (panel(h, anna).text or "") or "draw pile" in (
+                panel(h, anna).text or ""
+            )
+            return
+        choice = fits.group(1).split()[0]
         await act(h, anna, message, choice)
         where = panel(h, anna)
         assert where.message_id == message.message_id, "the panel is edited in place"
@@ -185,8 +193,8 @@ async def human_turn(h: Harness, group: FakeChat, anna: FakeUser, moment: Moment
         if moment is not None:
             await moment("Anna chose a card")
         own = [p for p in places if p.startswith("My ")]
-        assert bool(own) == bool(fits)
-        await act(h, anna, where, own[0] if own else places[-2])
+        assert own
+        await act(h, anna, where, own[0])
         return
     assert "Take a card" in text or "take from the draw pile" in text
     assert buttons[0].startswith("🂠 Draw pile (")

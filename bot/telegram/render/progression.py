@@ -7,13 +7,14 @@ totals; between deals and at the end it shows the finished deal's score sheet in
 A waiting player's panel shows his own stacks and hand, which only his own turns change; the
 player to move also sees the draw pile, the others' stacks and the middle. The panel plays a
 turn in few presses: a card (which opens the ``card.<code>`` screen), then where it goes (only
-the legal places); in the take phase one press takes from the draw pile or from a public stack
+the legal places) — or, for a card that fits none of his own stacks, one press that plays it to
+the middle; in the take phase one press takes from the draw pile or from a public stack
 (only the legal sources). Between deals it offers Next.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from bot.games.cards import SUITS, Card, Suit, parse_card
 from bot.games.progression import (
@@ -221,9 +222,7 @@ class ProgressionRenderer:
                 lines.append(t("progression.fits", cards=cards_label(t, fits)))
             lines.append(t("progression.prompt_play"))
             cards = [
-                Button(card_label(t, c), show(CARD_SCREEN + c.code))
-                for c in view.hand or ()
-                if c in plays
+                _card_button(t, snapshot, c, plays[c], show) for c in view.hand or () if c in plays
             ]
             return lines, rows(cards, 5)
 
@@ -336,6 +335,22 @@ class ProgressionRenderer:
 
 def _press(snapshot: GameSnapshot, code: str) -> str:
     return ActPress(snapshot.game_id, snapshot.version, code).encode()
+
+
+def _card_button(
+    t: Translator,
+    snapshot: GameSnapshot,
+    card: Card,
+    places: dict[bool, str],
+    show: Callable[[str], str],
+) -> Button:
+    """A card of the hand: it opens the choice of place, or — when the middle is the only
+    place it may go — plays it there at once (one press, and the button says where)."""
+    own, public = places.get(False), places.get(True)
+    if own is None and public is not None:
+        label = t("progression.button_to_middle", card=card_label(t, card))
+        return Button(label, _press(snapshot, public))
+    return Button(card_label(t, card), show(CARD_SCREEN + card.code))
 
 
 def _top(view: ProgressionView, suit: Suit) -> Card:
