@@ -215,6 +215,8 @@ class ChaosRun:
         #: Ids of the people silent now.
         self.silent: set[int] = set()
         self.silences: set[asyncio.Task[None]] = set()
+        #: Games the run itself cancelled (/cancel) in the wind-down.
+        self.cancelled: set[int] = set()
         self.ending = asyncio.Event()
         self.baseline = 0
         self.started = 0.0
@@ -380,64 +382,74 @@ class ChaosRun:
     # -- the end ------------------------------------------------------------------------
 
     async def _wind_down(self) -> None:
-        """Nobody presses: lobbies are cancelled, games run out (up to ``--wind-down`` s)."""
+        """Nobody presses. Lobbies are cancelled; each game must run out within its handover
+        bound from when it is first seen playing (presses the bot had not got to yet may still
+        open games). ``--wind-down`` caps the wait; what is open then is cancelled."""
         began = time.monotonic()
-        games = await load_games(self.db, after=self.baseline)
-        await self._cancel(g for g in games if g.status == LOBBY)
-        playing = {g.id: g for g in games if g.status == PLAYING}
-        bounds = {i: handover_bound(g, self.plan.turn_seconds) for i, g in playing.items()}
-        self.say(
-            f"  {self._clock()} wind-down: {len(playing)} game(s) playing, waiting up to "
-            f"{min(max(bounds.values(), default=0), self.plan.wind_down):.0f} s"
-        )
+        self.say(f"  {self._clock()} wind-down: nobody presses any more")
+        seen: dict[int, tuple[float, float]] = {}  # game id → (first seen playing, bound)
+        calls, quiet_since = self._calls(), began
         while True:
+            now = time.monotonic()
+            if self._calls() != calls:
+                calls, quiet_since = self._calls(), now
+            open_games = await self._open_games()
+            await self._cancel(g for g in open_games if g.status == LOBBY)
+            playing = [g for g in open_games if g.status == PLAYING]
+            for game in playing:
+                seen.setdefault(game.id, (now, handover_bound(game, self.plan.turn_seconds)))
+            settled = self.api.pending_updates == 0 and now - quiet_since >= 5.0
+            overdue = all(now - seen[g.id][0] >= seen[g.id][1] for g in playing)
+            if settled and (not open_games or (playing and overdue)):
+                break
+            if now - began >= self.plan.wind_down:
+                break
             await asyncio.sleep(2.0)
             await self._look_for_overdue()
-            waited = time.monotonic() - began
-            now = {g.id: g for g in await load_games(self.db, playing)}
-            still = [i for i, g in now.items() if g.status == PLAYING]
-            if not still or waited >= self.plan.wind_down:
-                break
-            if all(waited >= bounds[i] for i in still):
-                break
         self.findings.wind_down_seconds = time.monotonic() - began
-        for game_id in still:
-            if waited >= bounds[game_id]:
+        for game in playing:
+            first_seen, bound = seen[game.id]
+            if now - first_seen >= bound:
                 self.findings.fail(
-                    f"game {game_id} ({now[game_id].game_key}) still playing "
-                    f"{waited:.0f} s into the wind-down (bound {bounds[game_id]:.0f} s)"
+                    f"game {game.id} ({game.game_key}) still playing {now - first_seen:.0f} s "
+                    f"into the wind-down (bound {bound:.0f} s)"
                 )
             else:
-                self.findings.cut_short.append(game_id)
-        for game_id, game in now.items():
-            if game.status == CANCELLED and not game.everyone_away:
-                self.findings.fail(f"game {game_id} ({game.game_key}) was cancelled by nobody")
+                self.findings.cut_short.append(game.id)
+        for game in await load_games(self.db, seen):
+            by_nobody = game.id not in self.cancelled and not game.everyone_away
+            if game.status == CANCELLED and by_nobody:
+                self.findings.fail(f"game {game.id} ({game.game_key}) cancelled by nobody")
             if not game.everyone_away:
                 continue
             self.findings.wind_down_handovers += 1
             awake = [s for s in game.persons if not game.on_autopilot(s)]
             if awake:
                 self.findings.fail(
-                    f"game {game_id} ({game.game_key}) ended for everyone away with "
+                    f"game {game.id} ({game.game_key}) ended for everyone away with "
                     f"seat(s) {[s.seat for s in awake]} not on autopilot"
                 )
-        await self._cancel(now[i] for i in still)
+        await self._cancel(await self._open_games())
+        await self._until(self._all_closed, 60.0)
+
+    def _calls(self) -> int:
+        """Bot API calls the bot has made so far, long polls left out."""
+        return sum(n for method, n in self.api.stats.by_method.items() if method != "getUpdates")
+
+    async def _open_games(self) -> list[GameRecord]:
+        games = await load_games(self.db, after=self.baseline)
+        return [g for g in games if g.status in (LOBBY, PLAYING)]
+
+    async def _all_closed(self) -> bool:
+        return not await self._open_games()
 
     async def _cancel(self, games: Iterable[GameRecord]) -> None:
-        """/cancel by whoever may (the group's admin, or the player in his own chat); waits."""
-        ids = []
+        """/cancel, once per game, by whoever may: the group's admin, or the chat's owner."""
         for game in games:
             user = self.crowd.canceller(game.chat_id)
-            if user is not None:
+            if user is not None and game.id not in self.cancelled:
                 await self.api.send_text(user, game.chat_id, "/cancel")
-                ids.append(game.id)
-
-        async def closed() -> bool:
-            games = await load_games(self.db, ids)
-            return all(g.status in (FINISHED, CANCELLED) for g in games)
-
-        if ids:
-            await self._until(closed, 60.0)
+                self.cancelled.add(game.id)
 
     async def _until(self, done: Callable[[], Awaitable[bool]], timeout: float) -> None:  # noqa: ASYNC109
         deadline = time.monotonic() + timeout
@@ -537,6 +549,12 @@ class ChaosRun:
             f"  lost in flight with a killed process (fetched ≤ {IN_FLIGHT:g} s before the "
             f"kill): {len(findings.in_flight)}",
             "  answer delay (s): " + _spread(waits),
+            "  Bot API calls: "
+            + ", ".join(
+                f"{method} {n}"
+                for method, n in self.api.stats.by_method.most_common(7)
+                if method != "getUpdates"
+            ),
             "  games:",
             *(
                 f"    {key:<12} " + ", ".join(f"{n} {what}" for what, n in tally.items())
