@@ -149,5 +149,9 @@ def build_application(
     publisher.on_chat_moved = room.move_chat
     publisher.on_unreachable = room.seat_unreachable
     publisher.on_shown = play.mark_shown
+    if not db.is_sqlite:
+        # Several processes may share the database: draw the newest state of a game, not
+        # only the newest this process has seen.
+        publisher.newer = play.newer_snapshot
     handlers.register(application)
     return application

@@ -79,6 +79,15 @@ class PlayService:
                 return None
             return (await self.store.load_row(session, row)).snapshot()
 
+    async def newer_snapshot(self, game_id: int, version: int) -> GameSnapshot | None:
+        """The game as it is now if it has moved past ``version`` (another process moved
+        it), else ``None`` — one indexed read when nothing changed."""
+        async with self.db.transaction() as session:
+            current = await Games(session).version_of(game_id)
+            if current is None or current <= version:
+                return None
+            return (await self.store.load(session, game_id)).snapshot()
+
     async def unshown_ids(self) -> list[int]:
         """Open lobbies and games whose newest version may not have reached their chats."""
         async with self.db.transaction() as session:

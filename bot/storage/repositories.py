@@ -275,6 +275,12 @@ class Games:
             )
         )
 
+    async def version_of(self, game_id: int) -> int | None:
+        version: int | None = await self.session.scalar(
+            select(GameRow.version).where(GameRow.id == game_id)
+        )
+        return version
+
     async def unshown_ids(self) -> list[int]:
         """Open lobbies and games whose newest version may not have reached the chats."""
         return list(

@@ -130,6 +130,9 @@ class Publisher:
         self.on_unreachable: Callable[[int, int], Awaitable[None]] | None = None
         #: Told which games (id → version) have every message showing that version.
         self.on_shown: Callable[[dict[int, int]], Awaitable[None]] | None = None
+        #: Asked, just before an edit, for the game as it is now if it has moved past the
+        #: version at hand (several processes: another may have moved it meanwhile).
+        self.newer: Callable[[int, int], Awaitable[GameSnapshot | None]] | None = None
         self._free_at: dict[int, float] = {}
         self._games: dict[int, list[Slot]] = {}
         self._shown: dict[int, int] = {}
@@ -241,6 +244,7 @@ class Publisher:
                 await asyncio.sleep(wait)
             slot.urgent = False
             slot.dirty = False
+            await self._catch_up_with_others(slot)
             render = slot.render
             slot.behind = False
             if render is None or slot.unreachable:
@@ -291,6 +295,20 @@ class Publisher:
         self._settled(slot)
         if slot.final:
             self._forget(slot)
+
+    async def _catch_up_with_others(self, slot: Slot) -> None:
+        """With several processes, the snapshot at hand may be older than the game: another
+        process may have moved it while this edit waited for its chat. Draw the newest."""
+        if self.newer is None or slot.render is None:
+            return
+        try:
+            newer = await self.newer(slot.game_id, slot.version)
+        except Exception as error:  # the database is away: draw what we have
+            logger.warning("Could not check game %s for news: %s", slot.game_id, error)
+            return
+        if newer is not None:
+            self.publish(newer)
+            slot.dirty = False  # this very flush draws it
 
     def _forget(self, slot: Slot) -> None:
         for key, value in list(self._slots.items()):

@@ -116,3 +116,29 @@ async def test_computer_seat_moves_after_its_pause(db: Database) -> None:
     services.clock.advance(1.1)
     moved = await services.play.run_due()
     assert len(moved) == 1 and moved[0].version == game.version + 1
+
+
+async def test_another_process_sees_the_game_it_did_not_move(db: Database) -> None:
+    here, there = make_services(db), make_services(db)
+    game = await started_game(here)
+    assert await there.play.newer_snapshot(game.game_id, game.version) is None
+    user_id, _, code = mover(game)
+    moved = await here.play.act(game.game_id, user_id, game.version, code)
+    newer = await there.play.newer_snapshot(game.game_id, game.version)
+    assert newer is not None and newer.version == moved.version
+    assert newer.recent == moved.recent
+    assert await there.play.newer_snapshot(game.game_id, moved.version) is None
+    assert await there.play.newer_snapshot(10_000, 0) is None
+
+
+async def test_shown_versions_are_recorded_and_never_move_back(db: Database) -> None:
+    services = make_services(db)
+    game = await started_game(services)
+    assert game.game_id in await services.play.unshown_ids()
+    await services.play.mark_shown({game.game_id: game.version})
+    assert game.game_id not in await services.play.unshown_ids()
+    await services.play.mark_shown({game.game_id: game.version - 1})  # a late, older report
+    assert game.game_id not in await services.play.unshown_ids()
+    user_id, _, code = mover(game)
+    await services.play.act(game.game_id, user_id, game.version, code)
+    assert game.game_id in await services.play.unshown_ids(), "a new version is not shown yet"

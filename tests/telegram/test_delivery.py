@@ -415,3 +415,36 @@ async def test_shown_is_reported_once_a_second_for_all_games_at_once() -> None:
     await asyncio.sleep(delivery.SHOWN_EVERY + 0.1)
     assert shown.reports == [{7: 3, 8: 3, 9: 3}]
     await pub.close()
+
+
+async def test_an_edit_draws_the_newest_state_another_process_left_in_the_database() -> None:
+    bot, remembered = StubBot(), Remembered()
+    pub = publisher(bot, remembered)
+    moved_on = replace(lobby("Anna", "Boris"), version=5)
+    asked: list[tuple[int, int]] = []
+
+    async def newer(game_id: int, version: int) -> GameSnapshot | None:
+        asked.append((game_id, version))
+        return moved_on if version < moved_on.version else None
+
+    pub.newer = newer
+    pub.publish(lobby("Anna"))  # this process saw version 3 only
+    await pub.drain()
+    assert asked[0] == (7, 3)
+    assert len(bot.calls) == 1 and "Boris" in bot.calls[0][2], "version 5 was drawn, once"
+
+
+async def test_when_the_database_cannot_be_asked_the_state_at_hand_is_drawn(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    bot, remembered = StubBot(), Remembered()
+    pub = publisher(bot, remembered)
+
+    async def newer(game_id: int, version: int) -> GameSnapshot | None:
+        raise ConnectionError("database restarting")
+
+    pub.newer = newer
+    pub.publish(lobby("Anna"))
+    await pub.drain()
+    assert [c[0] for c in bot.calls] == ["send"]
+    assert "Could not check game 7 for news" in caplog.text
