@@ -71,15 +71,26 @@ class Webhooks:
         return result
 
 
-def action_button(api: FakeBotApi, user: FakeUser) -> tuple[FakeMessage, str] | None:
+def action_button(
+    api: FakeBotApi, user: FakeUser, newer_than: int = -1
+) -> tuple[FakeMessage, str] | None:
+    """An action button on the user's panel, drawn for a game version past ``newer_than``
+    (an edit on its way must not be mistaken for the next move)."""
     for message in reversed(api.bot_messages(user)):
         if "Your hand" in message.text:
             for row in api.buttons(message):
                 for label, data in row:
-                    if data and data.startswith("A:"):
+                    if data and data.startswith("A:") and int(data.split(":")[2]) > newer_than:
                         return message, label
             return None
     return None
+
+
+def version_of(api: FakeBotApi, found: tuple[FakeMessage, str]) -> int:
+    message, label = found
+    data = next(d for row in api.buttons(message) for text, d in row if text == label)
+    assert data is not None
+    return int(data.split(":")[2])
 
 
 async def test_two_webhook_processes_apply_each_action_and_timeout_once(
@@ -124,14 +135,18 @@ async def test_two_webhook_processes_apply_each_action_and_timeout_once(
             await api.wait_until(lambda: start.answered and "Round 1" in table.text, timeout=30)
 
             # The same button pressed twice, once to each process: applied once.
+            pressed = -1
             for turn in range(4):
                 await api.wait_until(
-                    lambda: bool(action_button(api, anna) or action_button(api, boris)),
+                    lambda past=pressed: bool(
+                        action_button(api, anna, past) or action_button(api, boris, past)
+                    ),
                     timeout=30,
                 )
-                mover = anna if action_button(api, anna) else boris
-                found = action_button(api, mover)
+                mover = anna if action_button(api, anna, pressed) else boris
+                found = action_button(api, mover, pressed)
                 assert found is not None
+                pressed = version_of(api, found)
                 first = await api.press(mover, *found)
                 second = await api.press(mover, *found)
                 await asyncio.gather(hooks.deliver(turn % 2), hooks.deliver(1 - turn % 2))
