@@ -10,7 +10,8 @@ computer and autopilot, within the time that takes at most (``--wind-down`` caps
 lobbies and what is still open then are cancelled by /cancel). Then the run checks:
 
 * the bot's log, across every start, has no traceback and no ERROR or CRITICAL line;
-* every callback query was answered, also those pressed while the bot was down;
+* every callback query was answered, also those pressed while the bot was down — but for
+  those a killed process had fetched just before (:data:`IN_FLIGHT`), counted apart;
 * every game ended finished or cancelled, and none sat in "playing" past its deadline while
   the bot had been up for a while;
 * a silent person's seat went to the computer (``autopilot_after`` timeouts) within
@@ -594,7 +595,11 @@ def parse_arguments(argv: Sequence[str] | None) -> Plan:
         "killed (SIGKILL) and restarted at random; checks what must hold at the end.",
     )
     parser.add_argument("--minutes", type=float, default=10.0, help="chaos time (default 10)")
-    parser.add_argument("--seed", type=int, help="the people's and the kills' seed")
+    parser.add_argument(
+        "--seed",
+        type=int,
+        help="seeds what people do and when the bot is killed (timing still varies)",
+    )
     parser.add_argument(
         "--database-url",
         metavar="URL",
