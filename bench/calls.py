@@ -3,7 +3,7 @@
 Whole seeded games of every kind, humans only, are played through the Application at one press
 every :data:`PACE` seconds per game (the action the computer player would choose for the seat,
 so games last as long as real ones). The publisher keeps its production intervals (a group table
-at most every 3 s, a private panel at most every second), PTB's ``AIORateLimiter`` its
+at most every 3 s, a private panel at most every second), the production rate limiter its
 production limits, and the fake Bot API enforces Telegram's flood limits; the bot's own deadline
 poller runs every 0.5 s. All of it runs on simulated time (:mod:`bench.warp`): an hour of play
 takes seconds and does not depend on the machine's load.
@@ -24,14 +24,13 @@ from pathlib import Path
 from random import Random
 from typing import Any
 
-from telegram.ext import AIORateLimiter
-
 from bench.report import Figure
 from bench.warp import warped
 from bench.world import EPOCH, KINDS, BenchGame, World, sqlite_url
 from bot.games.registry import get_rules
 from bot.storage.repositories import Actions, Games
 from bot.telegram.delivery import GROUP_INTERVAL, PRIVATE_INTERVAL
+from bot.telegram.limits import MessageRateLimiter
 from tests.fakes import FakeBotApi, coerce_params
 
 #: Seconds between two presses in one game, on average: a person reading his panel and
@@ -151,7 +150,7 @@ async def play_games(
         group_interval=GROUP_INTERVAL,
         private_interval=PRIVATE_INTERVAL,
         api=api,
-        rate_limiter=AIORateLimiter(max_retries=3),
+        rate_limiter=MessageRateLimiter(max_retries=3),
         press_clock=loop.time,
     )
     # post_init starts the bot's deadline poller: an asyncio task, so on simulated time too.

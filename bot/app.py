@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from telegram.ext import AIORateLimiter, Application, ApplicationBuilder, BaseRateLimiter
+from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter
 from telegram.request import BaseRequest
 
 from bot.services.games import GameStore
@@ -30,6 +30,7 @@ from bot.telegram import handlers
 from bot.telegram.commands import register_commands
 from bot.telegram.delivery import GROUP_INTERVAL, PRIVATE_INTERVAL, Publisher
 from bot.telegram.handlers import Cardroom
+from bot.telegram.limits import MessageRateLimiter
 from bot.telegram.poller import POLL_SECONDS, DeadlinePoller
 
 logger = logging.getLogger(__name__)
@@ -94,7 +95,7 @@ def build_application(
     locks = GameLocks()
     play = PlayService(db, store, locks)
     builder = ApplicationBuilder().token(settings.require_token())
-    limiter: Any = rate_limiter or AIORateLimiter(max_retries=3)
+    limiter: Any = rate_limiter or MessageRateLimiter(max_retries=3)
     builder = builder.rate_limiter(limiter)
     if settings.telegram_api_base_url:
         builder = builder.base_url(settings.telegram_api_base_url).base_file_url(

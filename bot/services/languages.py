@@ -56,17 +56,21 @@ class LanguageService:
         """/language: a user's own choice in a DM; a group's by an admin or a lobby creator."""
         if language not in SUPPORTED_LANGUAGES:
             raise ServiceError("language.unknown")
-        async with self.db.transaction() as session:
-            if chat.is_private:
+        if chat.is_private:
+            async with self.db.transaction() as session:
                 user = await Users(session).upsert(
                     actor.user_id, actor.first_name, actor.username, actor.language_code
                 )
                 user.language = language
-                self._users[actor.user_id] = language
-                return language
+            self._users[actor.user_id] = language
+            return language
+        async with self.db.transaction() as session:
             game = await Games(session).open_in_topic(chat.chat_id, chat.topic_id)
-            if (game is None or game.creator_id != actor.user_id) and not await admin():
-                raise ServiceError("language.admin_only")
+            creator = game.creator_id if game is not None else None
+        # Telegram is asked outside the transaction: nothing waits on it holding the database.
+        if creator != actor.user_id and not await admin():
+            raise ServiceError("language.admin_only")
+        async with self.db.transaction() as session:
             row = await Chats(session).upsert(chat.chat_id, chat.kind, chat.title)
             row.language = language
             self._chats[chat.chat_id] = language

@@ -202,18 +202,20 @@ class LobbyService:
             return await self._reload(game)
 
     async def add_computer(self, game_id: int, actor: Actor, admin: AdminCheck) -> GameSnapshot:
+        host = await self._is_host(game_id, actor, admin)
         async with self.locks.hold(game_id), self.db.transaction() as session:
             game = await self.store.load(session, game_id)
             self._require_lobby(game)
-            await self._require_host(game, actor, admin)
+            self._require_host(host)
             # A computer's name is drawn in each reader's language, so none is stored.
             return await self._seat(game, None, "")
 
     async def remove_computer(self, game_id: int, actor: Actor, admin: AdminCheck) -> GameSnapshot:
+        host = await self._is_host(game_id, actor, admin)
         async with self.locks.hold(game_id), self.db.transaction() as session:
             game = await self.store.load(session, game_id)
             self._require_lobby(game)
-            await self._require_host(game, actor, admin)
+            self._require_host(host)
             computers = [s for s in game.seats if s.is_computer]
             if not computers:
                 raise ServiceError("lobby.no_computer")
@@ -225,10 +227,11 @@ class LobbyService:
         self, game_id: int, actor: Actor, key: str, admin: AdminCheck
     ) -> GameSnapshot:
         """Move a lobby option to its next choice."""
+        host = await self._is_host(game_id, actor, admin)
         async with self.locks.hold(game_id), self.db.transaction() as session:
             game = await self.store.load(session, game_id)
             self._require_lobby(game)
-            await self._require_host(game, actor, admin)
+            self._require_host(host)
             choices = self.option_choices(game.rules).get(key)
             if choices is None:
                 raise ServiceError("lobby.bad_option")
@@ -248,10 +251,11 @@ class LobbyService:
     # -- starting and ending ------------------------------------------------------------
 
     async def start(self, game_id: int, actor: Actor, admin: AdminCheck) -> GameSnapshot:
+        host = await self._is_host(game_id, actor, admin)
         async with self.locks.hold(game_id), self.db.transaction() as session:
             game = await self.store.load(session, game_id, lock=True)
             self._require_lobby(game)
-            await self._require_host(game, actor, admin)
+            self._require_host(host)
             rules = game.rules
             if len(game.seats) < rules.min_players:
                 raise ServiceError("lobby.too_few", min=rules.min_players)
@@ -260,11 +264,12 @@ class LobbyService:
             return await self._deal(game)
 
     async def cancel(self, game_id: int, actor: Actor, admin: AdminCheck) -> GameSnapshot:
+        host = await self._is_host(game_id, actor, admin)
         async with self.locks.hold(game_id), self.db.transaction() as session:
             game = await self.store.load(session, game_id, lock=True)
             if game.row.status not in (LOBBY, PLAYING):
                 raise ServiceError("lobby.already_over")
-            await self._require_host(game, actor, admin)
+            self._require_host(host)
             now = self.store.clock()
             if game.row.state is None:
                 if not await Games(session).save_if_version(
@@ -385,9 +390,23 @@ class LobbyService:
                 "lobby.already_started" if game.row.status == PLAYING else "lobby.already_over"
             )
 
+    async def _is_host(self, game_id: int, actor: Actor, admin: AdminCheck) -> bool:
+        """Whether ``actor`` may run the lobby: its creator, or an admin of the chat.
+
+        Asked before the game's lock and transaction are taken: asking Telegram about an admin
+        takes a network round trip, and nothing may wait on it holding the database (SQLite's
+        one connection serves every chat). Who created a game never changes, and an admin's
+        rights a moment old are as good as fresh.
+        """
+        async with self.db.transaction() as session:
+            creator = await Games(session).creator_of(game_id)
+        if creator is None:
+            raise ServiceError("game.not_found")
+        return actor.user_id == creator or await admin()
+
     @staticmethod
-    async def _require_host(game: LoadedGame, actor: Actor, admin: AdminCheck) -> None:
-        if actor.user_id != game.row.creator_id and not await admin():
+    def _require_host(host: bool) -> None:
+        if not host:
             raise ServiceError("lobby.host_only")
 
     async def _seat(self, game: LoadedGame, user_id: int | None, name: str) -> GameSnapshot:

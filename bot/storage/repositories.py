@@ -275,6 +275,12 @@ class Games:
             )
         )
 
+    async def creator_of(self, game_id: int) -> int | None:
+        creator: int | None = await self.session.scalar(
+            select(GameRow.creator_id).where(GameRow.id == game_id)
+        )
+        return creator
+
     async def version_of(self, game_id: int) -> int | None:
         version: int | None = await self.session.scalar(
             select(GameRow.version).where(GameRow.id == game_id)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from bot.services.types import ChatRef, ServiceError
@@ -9,6 +11,7 @@ from bot.storage.database import Database
 from tests.services.helpers import GROUP, is_admin, make_services, no_admin, person
 
 ANNA, BORIS, CLARA = person(1, "Anna"), person(2, "Boris"), person(3, "Clara")
+OTHER_GROUP = ChatRef(-100456, "supergroup", "Another club")
 
 
 async def started(services, *people) -> None:  # type: ignore[no-untyped-def]
@@ -124,3 +127,28 @@ def test_series_counts_sole_winners_and_not_draws() -> None:
     assert second == [1, 1, 0]
     assert series_after({"series": second}, Outcome((1, 1, 3)), 3) == [1, 1, 0]
     assert series_after({"series": [5]}, Outcome((1, 2)), 2) == [1, 0], "stale series resets"
+
+
+async def test_asking_telegram_about_an_admin_holds_no_database_up(db: Database) -> None:
+    """A non-host's lobby press asks Telegram whether he is an admin: a network round trip
+    (seconds, in a busy group). Meanwhile every other chat goes on."""
+    services = make_services(db)
+    for actor in (ANNA, BORIS):
+        await services.lobby.record(actor, started=True)
+    here = await services.lobby.open(GROUP, ANNA, "rank")
+    elsewhere = await services.lobby.open(OTHER_GROUP, ANNA, "rank")
+    asking, answer = asyncio.Event(), asyncio.Event()
+
+    async def slow_admin() -> bool:
+        asking.set()
+        await answer.wait()
+        return True
+
+    press = asyncio.create_task(services.lobby.add_computer(here.game_id, BORIS, slow_admin))
+    await asyncio.wait_for(asking.wait(), 5)
+    # Telegram has not answered yet; another group's lobby is served meanwhile.
+    joined = await asyncio.wait_for(services.lobby.join(elsewhere.game_id, BORIS), 5)
+    assert joined.joined
+    answer.set()
+    snapshot = await press
+    assert len(snapshot.seats) == 2, "the admin's press went through once he was known"
