@@ -94,7 +94,10 @@ def build_application(
     store = GameStore(settings.computer_delay_seconds, clock)
     locks = GameLocks()
     play = PlayService(db, store, locks)
-    builder = ApplicationBuilder().token(settings.require_token())
+    # Updates are handled concurrently: a reply waiting for its group's flood budget must not
+    # hold up every other chat. Presses on one game are ordered by the game's lock and its
+    # version check, so handling them together is safe.
+    builder = ApplicationBuilder().token(settings.require_token()).concurrent_updates(True)
     limiter: Any = rate_limiter or MessageRateLimiter(max_retries=3)
     builder = builder.rate_limiter(limiter)
     if settings.telegram_api_base_url:

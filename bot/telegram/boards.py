@@ -34,7 +34,14 @@ from datetime import datetime
 from typing import Any, Final
 
 from babel.dates import format_datetime
-from telegram import InlineKeyboardButton, InlineKeyboardMarkup, Message, Update, User
+from telegram import (
+    CallbackQuery,
+    InlineKeyboardButton,
+    InlineKeyboardMarkup,
+    Message,
+    Update,
+    User,
+)
 from telegram.constants import MessageLimit, ParseMode
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import (
@@ -515,29 +522,40 @@ async def handle_history(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
 
 
 async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """A board or history button: redraw the pressed message; answer once."""
+    """A board or history button: answer once, then redraw the pressed message.
+
+    The answer comes first: the edit may wait for the group's flood budget (the tables of its
+    games use it too), and the person's button should not spin meanwhile.
+    """
     query = update.callback_query
     if query is None:
         return
     t = await _speaker(update, context)
-    answer: str | None = None
     try:
         press = parse(query.data)
         message = query.message if isinstance(query.message, Message) else None
         if message is None:
             raise BadCallback("the message is gone")
         content = await _pressed(t, _stats(context), press, message.chat.id)
-        await _edit(message, content)
     except BadCallback:
         logger.info("Unusable board callback data from user %s", query.from_user.id)
-        answer = t("error.bad_button")
+        await _answer(query, t("error.bad_button"))
+        return
     except ServiceError as error:
-        answer = t(f"error.{error.code}")
-    finally:
-        try:
-            await query.answer(answer)
-        except TelegramError as error:
-            logger.warning("Could not answer a board button: %s", error)
+        await _answer(query, t(f"error.{error.code}"))
+        return
+    await _answer(query, None)
+    try:
+        await _edit(message, content)
+    except TelegramError as error:
+        logger.warning("Could not redraw a board: %s", error)
+
+
+async def _answer(query: CallbackQuery, text: str | None) -> None:
+    try:
+        await query.answer(text)
+    except TelegramError as error:
+        logger.warning("Could not answer a board button: %s", error)
 
 
 async def _pressed(t: Translator, stats: StatsService, press: Press, chat_id: int) -> Content:

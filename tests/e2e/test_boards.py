@@ -6,6 +6,7 @@ path a game played through the bot takes), so each test needs seconds, not a who
 
 from __future__ import annotations
 
+import asyncio
 import re
 from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass
@@ -238,3 +239,29 @@ async def test_history_lists_games_and_opens_their_summaries(club: Club) -> None
     assert garbage.text == "This button does not work any more."
     assert club.current(listing).text == before
     assert api.unanswered_callbacks() == []
+
+
+async def test_a_board_button_is_answered_before_its_slow_redraw(club: Club) -> None:
+    """The redraw may wait for the group's flood budget; the press is answered meanwhile."""
+    api = club.api
+    anna = club.people[0]
+    await club.seed([anna, club.people[1]], [1, 2])
+    leaders = await club.say(anna, "/top")
+    release = asyncio.Event()
+    handle = api.handle
+
+    async def slow_edits(method: str, params: Any = None, files: Any = None) -> Any:
+        if method == "editMessageText":
+            await release.wait()
+        return await handle(method, params, files)
+
+    api.handle = slow_edits  # type: ignore[method-assign]
+    callback = await api.press_data(
+        anna, club.group, leaders.message_id, api.buttons(leaders)[0][0][1] or ""
+    )
+    await api.wait_until(lambda: callback.answered, timeout=5)
+    assert "Rank — best players" not in club.current(leaders).text, "the edit is still held"
+    release.set()
+    await club.h.settle()
+    assert "Rank — best players here" in club.current(leaders).text
+    api.handle = handle  # type: ignore[method-assign]
