@@ -30,7 +30,7 @@ from bot.storage.models import (
     UserRow,
     utcnow,
 )
-from bot.storage.repositories import Actions, Chats, Games, Results, Seats, Users
+from bot.storage.repositories import Actions, Games, Results
 
 #: How many public events the table's short log keeps.
 RECENT_EVENTS = 5
@@ -90,10 +90,8 @@ class GameStore:
         return LoadedGame(session, row, seats, users, chat)
 
     async def load_row(self, session: AsyncSession, row: GameRow) -> LoadedGame:
-        seats = await Seats(session).of_game(row.id)
-        users = await Users(session).by_ids([s.user_id for s in seats if s.user_id is not None])
-        chat = await Chats(session).get(row.chat_id)
-        return LoadedGame(session, row, seats, users, chat)
+        """The rest of a game whose row is already read (the session keeps that very row)."""
+        return await self.load(session, row.id)
 
     def deadline(
         self, rules: Rules[Any, Any], state: Any, computers: set[int], now: float

@@ -99,12 +99,6 @@ class Users:
             row.started = row.started or started
         return row
 
-    async def by_ids(self, user_ids: Sequence[int]) -> dict[int, UserRow]:
-        if not user_ids:
-            return {}
-        rows = await self.session.scalars(select(UserRow).where(UserRow.id.in_(user_ids)))
-        return {row.id: row for row in rows}
-
 
 class Chats:
     def __init__(self, session: AsyncSession) -> None:
@@ -312,12 +306,6 @@ class Games:
 class Seats:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
-
-    async def of_game(self, game_id: int) -> list[SeatRow]:
-        rows = await self.session.scalars(
-            select(SeatRow).where(SeatRow.game_id == game_id).order_by(SeatRow.seat)
-        )
-        return list(rows)
 
     def add(self, row: SeatRow) -> None:
         self.session.add(row)
