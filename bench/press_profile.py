@@ -145,18 +145,22 @@ async def _breakdown(presses: int, *, publish: bool) -> tuple[dict[str, float], 
     """Per-part wall times; without ``publish`` the publisher sends nothing at all."""
     from telegram import Update
 
-    import bot.services.games
+    import bot.services.play
     import bot.telegram.delivery
     from bench.actions import FakeTime
+    from bot.storage import lean
 
     with tempfile.TemporaryDirectory() as folder:
         world = await build(Path(folder), quick=True)
         clock = _Clock()
         room = world.room
         clock.wrap(room.play, "act", "act")
-        clock.wrap(room.play.store, "load", "load")
-        clock.wrap(room.play.store, "commit_step", "commit_step")
-        clock.wrap(bot.services.games, "build_snapshot", "snapshot")
+        clock.wrap(lean, "load", "load")
+        clock.wrap(room.play, "_press", "rules")
+        clock.wrap(room.play.store, "columns", "columns")
+        clock.wrap(lean, "save_if_version", "write")
+        clock.wrap(lean, "append_action", "write")
+        clock.wrap(bot.services.play, "build_snapshot", "snapshot")
         clock.wrap(bot.telegram.delivery, "table_content", "render")
         clock.wrap(bot.telegram.delivery, "panel_content", "render")
         if not publish:
@@ -210,15 +214,21 @@ def breakdown(presses: int = 600) -> str:
 
     total = ms(full, "total", done)
     handler = q("total")
-    act, load, commit, snapshot = q("act"), q("load"), q("commit_step"), q("snapshot")
+    act, load, snapshot = q("act"), q("load"), q("snapshot")
+    rules, columns, write = q("rules"), q("columns"), q("write")
     render = ms(full, "render", done)
     fake_out = ms(full, "fake", done) - q("fake")
     handler_parts = [
         ("Update.de_json", q("parse")),
-        ("act: load rows (4 SELECTs: games, seats, users, chats)", load),
-        ("act: commit_step without the snapshot (dump, UPDATE games)", commit - snapshot),
+        ("act: SELECT the game, its chat, seats and users; records", load),
+        ("act: the rules (the state loaded, the action applied)", rules),
+        ("act: the columns (the state dumped, recent events, deadline)", columns),
+        ("act: UPDATE games, INSERT INTO actions", write),
         ("act: snapshot (views and legal actions of every seat)", snapshot),
-        ("act: the rest (rules, lock, INSERT actions at flush, COMMIT)", act - load - commit),
+        (
+            "act: the rest (game lock, connection, BEGIN, COMMIT)",
+            act - load - rules - columns - write - snapshot,
+        ),
         ("dispatch, handler, callback answer (fake included)", handler - q("parse") - act),
     ]
     publisher_parts = [

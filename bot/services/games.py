@@ -18,7 +18,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.engine import Event, Outcome, Rules
 from bot.games.registry import get_rules
 from bot.services.ratings import record_game
-from bot.services.snapshots import build_snapshot, seat_infos
+from bot.services.snapshots import GameColumns, build_snapshot, seat_infos
 from bot.services.types import GameSnapshot, SeatInfo, ServiceError
 from bot.storage.models import (
     FINISHED,
@@ -103,6 +103,33 @@ class GameStore:
             deadline = move_at if deadline is None else min(deadline, move_at)
         return deadline
 
+    def columns(
+        self,
+        row: GameColumns,
+        rules: Rules[Any, Any],
+        state: Any,
+        events: tuple[Event, ...],
+        computers: set[int],
+        now: float,
+        *,
+        status: str | None = None,
+        outcome: Outcome | None = None,
+    ) -> tuple[dict[str, Any], Outcome | None]:
+        """What a step writes into the game's row — ``state``, ``status``, ``deadline_at``,
+        ``recent`` — and the game's outcome if this step ends it."""
+        outcome = outcome or rules.outcome(state)
+        status = status or (FINISHED if outcome is not None else row.status)
+        public_events = [e.dump() for e in events if e.only_seat is None]
+        recent = [*(row.recent or ()), *public_events][-RECENT_EVENTS:]
+        deadline = None if status != PLAYING else self.deadline(rules, state, computers, now)
+        values: dict[str, Any] = {
+            "state": rules.dump(state),
+            "status": status,
+            "deadline_at": deadline,
+            "recent": recent,
+        }
+        return values, outcome
+
     async def commit_step(
         self,
         game: LoadedGame,
@@ -122,19 +149,10 @@ class GameStore:
         standings); otherwise the rules say whether ``state`` is over.
         """
         row, rules = game.row, game.rules
-        outcome = outcome or rules.outcome(state)
-        status = status or (FINISHED if outcome is not None else row.status)
-        public_events = [e.dump() for e in events if e.only_seat is None]
-        recent = [*(row.recent or ()), *public_events][-RECENT_EVENTS:]
-        deadline = (
-            None if status != PLAYING else self.deadline(rules, state, game.computer_seats(), now)
+        values, outcome = self.columns(
+            row, rules, state, events, game.computer_seats(), now, status=status, outcome=outcome
         )
-        values: dict[str, Any] = {
-            "state": rules.dump(state),
-            "status": status,
-            "deadline_at": deadline,
-            "recent": recent,
-        }
+        status = values["status"]
         if status == FINISHED:
             values["finished_at"] = utcnow()
         if status == PLAYING and row.started_at is None:

@@ -1,7 +1,8 @@
 """Playing: a press is one transaction; so is each timeout and each computer move.
 
 ``act`` is the path of every button press: load, check the player, the game and the version,
-apply the rules, then save with the version check in the UPDATE. ``run_due`` is the deadline
+apply the rules, then save with the version check in the UPDATE — on SQLite in plain
+statements (:mod:`bot.storage.lean`) unless the step ends the game. ``run_due`` is the deadline
 poller's use case: it claims games whose ``deadline_at`` has passed and moves them on — a
 computer seat's move or the rules' timeout default — through the same saving path.
 """
@@ -9,18 +10,28 @@ computer seat's move or the rules' timeout default — through the same saving p
 from __future__ import annotations
 
 import logging
-from typing import Any
+from typing import Any, TypeVar
 
-from bot.games.engine import Event, IllegalAction, Outcome
+from bot.games.engine import Event, IllegalAction, Outcome, Step
+from bot.games.registry import get_rules
 from bot.services.games import GameStore, LoadedGame, step_rng
 from bot.services.locks import GameLocks
-from bot.services.snapshots import UNREACHABLE
+from bot.services.snapshots import (
+    UNREACHABLE,
+    GameColumns,
+    SeatColumns,
+    build_snapshot,
+    seat_infos,
+)
 from bot.services.types import GameSnapshot, ServiceError
+from bot.storage import lean
 from bot.storage.database import Database
 from bot.storage.models import CANCELLED, FINISHED, PLAYING
 from bot.storage.repositories import Games, Seats
 
 logger = logging.getLogger(__name__)
+
+SeatT = TypeVar("SeatT", bound=SeatColumns)
 
 #: How many due games one poller pass claims at most.
 DUE_BATCH = 50
@@ -36,37 +47,78 @@ class PlayService:
         self, game_id: int, user_id: int, version: int | None, code: str
     ) -> GameSnapshot:
         """Apply a player's action. ``version`` is the one his keyboard showed."""
-        async with self.locks.hold(game_id), self.db.transaction() as session:
-            game = await self.store.load(session, game_id)
-            seat = game.seat_of(user_id)
-            if seat is None:
-                raise ServiceError("play.not_a_player")
-            if game.row.status != PLAYING:
-                raise ServiceError("play.game_over" if game.row.state else "play.not_started")
-            rules = game.rules
-            realtime = bool(getattr(rules, "realtime", False))
-            if version is not None and version != game.row.version and not realtime:
-                raise ServiceError("play.stale")
-            try:
-                action = rules.decode_action(code)
-                state = rules.load(game.row.state or {})
-                now = self.store.clock()
-                step = rules.apply(
-                    state, seat.seat, action, step_rng(game.row.seed, game.row.version + 1), now
+        async with self.locks.hold(game_id):
+            if self.db.is_sqlite:
+                snapshot = await self._act_on_sqlite(game_id, user_id, version, code)
+                if snapshot is not None:
+                    return snapshot
+            async with self.db.transaction() as session:
+                game = await self.store.load(session, game_id)
+                seat, step, now = self._press(game.row, game.seat_of(user_id), version, code)
+                if seat.timeouts:
+                    seat.timeouts = 0
+                return await self.store.commit_step(
+                    game,
+                    step.state,
+                    step.events,
+                    seat=seat.seat,
+                    source="press",
+                    action=code,
+                    now=now,
                 )
-            except IllegalAction as refused:
-                raise ServiceError(refused.code) from None
+
+    async def _act_on_sqlite(
+        self, game_id: int, user_id: int, version: int | None, code: str
+    ) -> GameSnapshot | None:
+        """The press as it nearly always is — the game goes on — in plain statements on
+        SQLite (:mod:`bot.storage.lean`); ``None``, with nothing written, when this step
+        ends the game: the ORM's path then records the results and ratings."""
+        async with self.db.sqlite_transaction() as connection:
+            records = lean.load(connection, game_id)
+            if records is None:
+                raise ServiceError("game.not_found")
+            game = records.game
+            pressing = next((s for s in records.seats if s.user_id == user_id), None)
+            seat, step, now = self._press(game, pressing, version, code)
+            rules = get_rules(game.game_key)
+            if rules.outcome(step.state) is not None:
+                return None
             if seat.timeouts:
                 seat.timeouts = 0
-            return await self.store.commit_step(
-                game,
-                step.state,
-                step.events,
-                seat=seat.seat,
-                source="press",
-                action=code,
-                now=now,
+                lean.set_timeouts(connection, game_id, seat.seat, 0)
+            infos = seat_infos(records.seats, records.users, game.options)
+            computers = {info.seat for info in infos if info.played_by_computer}
+            values, _ = self.store.columns(game, rules, step.state, step.events, computers, now)
+            if not lean.save_if_version(connection, game_id, game.version, **values):
+                raise ServiceError("play.stale")
+            game.version += 1
+            game.deadline_at, game.recent = values["deadline_at"], values["recent"]
+            lean.append_action(connection, game_id, game.version, seat.seat, "press", code, now)
+        return build_snapshot(game, infos, records.chat, state=step.state, events=step.events)
+
+    def _press(
+        self, game: GameColumns, seat: SeatT | None, version: int | None, code: str
+    ) -> tuple[SeatT, Step[Any], float]:
+        """Check a press (the player, the game, the version his keyboard showed) and apply
+        it by the rules: the player's seat, the step and the time it was made."""
+        if seat is None:
+            raise ServiceError("play.not_a_player")
+        if game.status != PLAYING:
+            raise ServiceError("play.game_over" if game.state else "play.not_started")
+        rules = get_rules(game.game_key)
+        realtime = bool(getattr(rules, "realtime", False))
+        if version is not None and version != game.version and not realtime:
+            raise ServiceError("play.stale")
+        try:
+            action = rules.decode_action(code)
+            state = rules.load(game.state or {})
+            now = self.store.clock()
+            step = rules.apply(
+                state, seat.seat, action, step_rng(game.seed, game.version + 1), now
             )
+        except IllegalAction as refused:
+            raise ServiceError(refused.code) from None
+        return seat, step, now
 
     async def snapshot(self, game_id: int) -> GameSnapshot:
         async with self.db.transaction() as session:

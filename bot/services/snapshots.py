@@ -2,19 +2,80 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Any, Protocol
 
 from bot.games.engine import AUTOPILOT_AFTER, Event, Rules
 from bot.games.registry import get_rules
 from bot.i18n import pick_language
 from bot.services.types import GameSnapshot, SeatInfo
-from bot.storage.models import FINISHED, PLAYING, ChatRow, GameRow, SeatRow, UserRow
+from bot.storage.models import FINISHED, PLAYING
 
 #: Consecutive timeouts after which a computer plays a person's seat, unless a lobby says.
 DEFAULT_AUTOPILOT_AFTER = 2
 #: ``timeouts`` of a seat whose player cannot be messaged: on autopilot whatever the option.
 UNREACHABLE = 1000
+
+
+class GameColumns(Protocol):
+    """What a snapshot reads of a game: an ORM ``GameRow`` or a plain record
+    (:mod:`bot.storage.lean`)."""
+
+    @property
+    def id(self) -> int: ...
+    @property
+    def chat_id(self) -> int: ...
+    @property
+    def topic_id(self) -> int: ...
+    @property
+    def game_key(self) -> str: ...
+    @property
+    def status(self) -> str: ...
+    @property
+    def version(self) -> int: ...
+    @property
+    def seed(self) -> int: ...
+    @property
+    def options(self) -> dict[str, Any]: ...
+    @property
+    def state(self) -> dict[str, Any] | None: ...
+    @property
+    def recent(self) -> list[Any]: ...
+    @property
+    def creator_id(self) -> int: ...
+    @property
+    def join_token(self) -> str: ...
+    @property
+    def table_message_id(self) -> int | None: ...
+    @property
+    def deadline_at(self) -> float | None: ...
+
+
+class ChatColumns(Protocol):
+    @property
+    def kind(self) -> str: ...
+    @property
+    def language(self) -> str | None: ...
+
+
+class SeatColumns(Protocol):
+    @property
+    def seat(self) -> int: ...
+    @property
+    def user_id(self) -> int | None: ...
+    @property
+    def name(self) -> str: ...
+    @property
+    def dm_message_id(self) -> int | None: ...
+    @property
+    def timeouts(self) -> int: ...
+
+
+class UserColumns(Protocol):
+    @property
+    def language(self) -> str | None: ...
+    @property
+    def language_code(self) -> str | None: ...
 
 
 def autopilot_after(options: Mapping[str, Any]) -> int:
@@ -23,7 +84,7 @@ def autopilot_after(options: Mapping[str, Any]) -> int:
 
 
 def seat_infos(
-    seats: list[SeatRow], users: dict[int, UserRow], options: Mapping[str, Any]
+    seats: Sequence[SeatColumns], users: Mapping[int, UserColumns], options: Mapping[str, Any]
 ) -> tuple[SeatInfo, ...]:
     limit = autopilot_after(options)
     infos = []
@@ -44,14 +105,14 @@ def seat_infos(
     return tuple(infos)
 
 
-def chat_language(chat: ChatRow | None) -> str:
+def chat_language(chat: ChatColumns | None) -> str:
     return pick_language(chat.language if chat else None)
 
 
 def build_snapshot(
-    game: GameRow,
+    game: GameColumns,
     seats: tuple[SeatInfo, ...],
-    chat: ChatRow | None,
+    chat: ChatColumns | None,
     *,
     state: Any = None,
     events: tuple[Event, ...] = (),

@@ -1,18 +1,20 @@
 """The database engine, sessions and migrations.
 
-SQLite (the default) gets its pragmas on every connection and a single connection: SQLite
-allows one writer at a time, and one connection queues writers in the pool instead of letting
-them fight over the file lock. Its calls run on the event loop's thread
-(:mod:`bot.storage.inline_sqlite`). PostgreSQL works by changing ``DATABASE_URL`` only.
+SQLite (the default) gets its pragmas and exactly one connection (a ``StaticPool``): SQLite
+allows one writer at a time, so transactions take turns for that connection, first come
+first served, instead of fighting over the file's lock. Its calls run on the event loop's
+thread (:mod:`bot.storage.inline_sqlite`). PostgreSQL works by changing ``DATABASE_URL`` only.
 """
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import sqlite3
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import orjson
 from sqlalchemy import event
@@ -69,11 +71,8 @@ def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
     if is_sqlite(url):
         ensure_sqlite_folder(url)
         kwargs["async_creator"] = inline_sqlite.creator(url)
-        memory = make_url(url).database in (None, "", ":memory:")
-        if memory:
-            kwargs["poolclass"] = StaticPool
-        else:
-            kwargs.update(pool_size=1, max_overflow=0, pool_timeout=60)
+        # One connection, shared; Database.transaction() gives it to one task at a time.
+        kwargs["poolclass"] = StaticPool
         engine = create_async_engine(url, **kwargs)
         event.listen(engine.sync_engine, "connect", _set_sqlite_pragmas)
         return engine
@@ -88,6 +87,12 @@ class Database:
         self.engine = engine
         self.sessions = async_sessionmaker(engine, expire_on_commit=False, autoflush=False)
         self.is_sqlite = engine.dialect.name == "sqlite"
+        # SQLite has one connection: transactions take turns for it in the order they
+        # asked. (A pool's queue lets a newcomer take a connection that was just handed to
+        # a waiter, which then queues again at the back: under load, the first waiters
+        # starved for a second.)
+        self._turns = asyncio.Lock() if self.is_sqlite else None
+        self._inline: inline_sqlite.InlineConnection | None = None
 
     @classmethod
     def from_url(cls, url: str) -> Database:
@@ -96,8 +101,44 @@ class Database:
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
         """A session inside one transaction: committed on success, rolled back on error."""
-        async with self.sessions() as session, session.begin():
+        async with self._turn(), self.sessions() as session, session.begin():
             yield session
+
+    @asynccontextmanager
+    async def _turn(self) -> AsyncIterator[None]:
+        if self._turns is None:
+            yield
+            return
+        async with self._turns:
+            yield
+
+    @asynccontextmanager
+    async def sqlite_transaction(self) -> AsyncIterator[sqlite3.Connection]:
+        """The engine's SQLite connection itself, inside one transaction, for the plain
+        statements of :mod:`bot.storage.lean`: it waits its turn like any transaction;
+        committed on success, rolled back on error."""
+        async with self._turn():
+            sqlite = await self._sqlite()
+            sqlite.execute("BEGIN")
+            try:
+                yield sqlite
+            except BaseException:
+                sqlite.rollback()
+                raise
+            sqlite.commit()
+
+    async def _sqlite(self) -> sqlite3.Connection:
+        """The ``sqlite3`` connection under the engine's one connection (asked of the pool
+        once, and again only if the pool had to open a new one)."""
+        if not self.is_sqlite:
+            raise RuntimeError("plain SQLite statements need a SQLite database")
+        inline = self._inline
+        if inline is None or inline.closed:
+            async with self.engine.connect() as connection:
+                pooled = await connection.get_raw_connection()
+                inline = cast(inline_sqlite.InlineConnection, pooled.driver_connection)
+            self._inline = inline
+        return inline.sqlite
 
     async def close(self) -> None:
         await self.engine.dispose()

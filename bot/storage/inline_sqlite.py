@@ -118,6 +118,15 @@ class InlineConnection:
         return self._conn
 
     @property
+    def closed(self) -> bool:
+        return self._conn is None
+
+    @property
+    def sqlite(self) -> sqlite3.Connection:
+        """The open ``sqlite3`` connection, for statements run without SQLAlchemy."""
+        return self._open()
+
+    @property
     def isolation_level(self) -> str | None:
         return self._open().isolation_level
 
@@ -151,7 +160,7 @@ def creator(url: str) -> Callable[[], Any]:
 
     async def connect() -> InlineConnection:
         # The engine may be disposed of from another thread (Alembic's runs in one);
-        # every call is still made by one task at a time, through the pool.
+        # every call is still made by one task at a time (Database.transaction()).
         return InlineConnection(sqlite3.connect(database, check_same_thread=False))
 
     return connect

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 import threading
 from pathlib import Path
@@ -81,3 +82,44 @@ async def test_a_closed_connection_refuses_work() -> None:
     with pytest.raises(ValueError, match="no active connection"):
         connection.cursor()
     connection.stop()  # closing twice is harmless
+
+
+async def test_transactions_take_turns_in_the_order_they_asked(sqlite_db: Database) -> None:
+    """Ten tasks, each twenty transactions in a row, half through the ORM's session, half
+    on the plain connection: none is overtaken by more transactions than there are other
+    tasks. (The pool's queue alone let one wait while 177 of the 200 went first.)"""
+    granted = 0
+    overtaken = 0
+
+    async def task(orm: bool) -> None:
+        nonlocal granted, overtaken
+        for _ in range(20):
+            asked = granted
+            if orm:
+                async with sqlite_db.transaction() as session:
+                    await session.execute(text("SELECT 1"))
+                    granted += 1
+                    overtaken = max(overtaken, granted - asked - 1)
+            else:
+                async with sqlite_db.sqlite_transaction() as connection:
+                    connection.execute("SELECT 1")
+                    granted += 1
+                    overtaken = max(overtaken, granted - asked - 1)
+
+    await asyncio.gather(*(task(orm=bool(n % 2)) for n in range(10)))
+    await sqlite_db.close()
+    assert granted == 200
+    assert overtaken <= 9
+
+
+async def test_a_failed_plain_transaction_writes_nothing(sqlite_db: Database) -> None:
+    with pytest.raises(RuntimeError):
+        async with sqlite_db.sqlite_transaction() as connection:
+            connection.execute(
+                "INSERT INTO chats (id, kind, settings, created_at) VALUES "
+                "(5, 'group', '{}', '2026-11-30')"
+            )
+            raise RuntimeError("the press was refused")
+    async with sqlite_db.transaction() as session:
+        assert await session.get(ChatRow, 5) is None
+    await sqlite_db.close()

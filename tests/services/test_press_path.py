@@ -1,0 +1,120 @@
+"""The press path on SQLite (:mod:`bot.storage.lean`): plain statements, the ORM's results.
+
+Every press of these games is checked against the ORM: the snapshot a press returns must be
+the one the ORM's path builds from the rows the press wrote.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+
+from bot.games.registry import get_rules
+from bot.services.types import GameSnapshot
+from bot.storage import lean
+from bot.storage.database import Database
+from bot.storage.migrate import upgrade_async
+from bot.storage.repositories import Actions, Results, Seats
+from tests.services.helpers import GROUP, Services, make_services, no_admin, person
+
+PEOPLE = [person(1, "Anna"), person(2, "Boris"), person(3, "Clara")]
+
+
+@pytest.fixture
+async def sqlite_db(tmp_path: Path) -> AsyncIterator[Database]:
+    """SQLite whatever ``TEST_DATABASE_URL`` says: the path exists only there."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'cardroom.db'}"
+    await upgrade_async(url)
+    database = Database.from_url(url)
+    yield database
+    await database.close()
+
+
+@pytest.fixture
+def lean_saves(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Ids of the games each lean save wrote, in order."""
+    saved: list[int] = []
+    save = lean.save_if_version
+
+    def counting(connection: object, game_id: int, *args: object, **kwargs: object) -> bool:
+        saved.append(game_id)
+        return save(connection, game_id, *args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(lean, "save_if_version", counting)
+    return saved
+
+
+async def started(services: Services, key: str) -> GameSnapshot:
+    players = PEOPLE[: max(2, get_rules(key).min_players)]
+    for actor in players:
+        await services.lobby.record(actor, started=True)
+    lobby = await services.lobby.open(GROUP, players[0], key)
+    for actor in players[1:]:
+        await services.lobby.join(lobby.game_id, actor)
+    return await services.lobby.start(lobby.game_id, players[0], no_admin)
+
+
+def a_press(snapshot: GameSnapshot) -> tuple[int, str]:
+    """(user id, action code): the first legal action of the first seat that has one."""
+    seat, actions = next(iter(snapshot.legal.items()))
+    user_id = snapshot.seats[seat].user_id
+    assert user_id is not None
+    return user_id, actions[0][0]
+
+
+@pytest.mark.parametrize("key", ["advantage", "davayka", "progression", "rank", "trumps"])
+async def test_every_press_writes_what_the_orm_reads_back(
+    sqlite_db: Database, lean_saves: list[int], key: str
+) -> None:
+    services = make_services(sqlite_db)
+    snapshot = dealt = await started(services, key)
+    for _ in range(40):
+        user_id, code = a_press(snapshot)
+        after = await services.play.act(snapshot.game_id, user_id, snapshot.version, code)
+        assert after.version == snapshot.version + 1
+        assert dataclasses.replace(after, events=()) == await services.play.snapshot(
+            snapshot.game_id
+        )
+        snapshot = after
+        if snapshot.status != "playing":
+            break
+    assert lean_saves, "the presses took the plain statements' path"
+    async with sqlite_db.transaction() as session:
+        logged = await Actions(session).of_game(snapshot.game_id)
+    pressed = [a.version for a in logged if a.source == "press"]
+    assert pressed == list(range(dealt.version + 1, snapshot.version + 1))
+
+
+async def test_a_press_clears_the_players_missed_turns(
+    sqlite_db: Database, lean_saves: list[int]
+) -> None:
+    services = make_services(sqlite_db)
+    snapshot = await started(services, "rank")
+    user_id, code = a_press(snapshot)
+    seat = snapshot.seat_of(user_id)
+    assert seat is not None
+    async with sqlite_db.transaction() as session:
+        await Seats(session).set_timeouts(snapshot.game_id, seat.seat, 1)
+    after = await services.play.act(snapshot.game_id, user_id, snapshot.version, code)
+    assert lean_saves == [snapshot.game_id]
+    assert after.seats[seat.seat].timeouts == 0
+    assert (await services.play.snapshot(snapshot.game_id)).seats[seat.seat].timeouts == 0
+
+
+async def test_the_last_press_records_the_results(
+    sqlite_db: Database, lean_saves: list[int]
+) -> None:
+    """The step that ends a game takes the ORM's path: results and ratings are written."""
+    services = make_services(sqlite_db)
+    snapshot = dealt = await started(services, "trumps")
+    while snapshot.status == "playing":
+        user_id, code = a_press(snapshot)
+        snapshot = await services.play.act(snapshot.game_id, user_id, snapshot.version, code)
+    assert snapshot.status == "finished" and snapshot.outcome is not None
+    assert len(lean_saves) == snapshot.version - dealt.version - 1, "all but the last press"
+    async with sqlite_db.transaction() as session:
+        results = await Results(session).of_game(snapshot.game_id)
+    assert sorted(r.place for r in results) == sorted(snapshot.outcome.places)
