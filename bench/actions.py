@@ -8,7 +8,9 @@ a human seat that may act, chosen at random from what the bot last published.
 
 * **sequential**: one press at a time; ``actions_per_s`` is 1 / mean press time. Each press is
   followed by one floor sample of each part (:mod:`bench.floor`), so the two see the same
-  machine, and ``floor_ratio`` is the press median over ``floor_us``.
+  machine, and ``floor_ratio`` is the press median over ``floor_us``; then by a press on a
+  third game with nothing delivered (:meth:`World.quietly`): ``handler_ratio`` is its median
+  over ``floor_us``, the handler's cost beside the floor's.
 * **50 in flight**: 50 players press at once, each on his own games; ``actions_per_s_50`` is
   presses over wall time.
 
@@ -122,20 +124,35 @@ async def _timed_press(world: World, press: Press, fake: FakeTime) -> tuple[floa
     return elapsed, elapsed - (fake.total - fake_before)
 
 
+@dataclass
+class Sequential:
+    presses: Samples
+    floor_ptb: Samples
+    floor_sql: list[float]
+    #: The same kind of press with nothing delivered: the handler alone.
+    quiet: list[float]
+    cpu_per_press: float
+    #: Limited Bot API calls made by the timed presses' deliveries.
+    calls: int
+
+
 async def sequential(
     world: World, count: int, rng: Random, fake: FakeTime, floor_bot: FloorBot, floor_db: Any
-) -> tuple[Samples, Samples, list[float], float]:
+) -> Sequential:
     games = list(world.games)
     presses, floor_ptb = Samples(), Samples()
     floor_sql: list[float] = []
+    quiet: list[float] = []
     cpu = 0.0
+    calls = 0
     for _ in range(count):
         press = await _next(world, games, rng)
         if press is None:
             break
-        cpu_before = time.process_time()
+        cpu_before, calls_before = time.process_time(), _calls(world.api)
         elapsed, bot_only = await _timed_press(world, press, fake)
         cpu += time.process_time() - cpu_before
+        calls += sum((_calls(world.api) - calls_before).values())
         presses.latency.append(elapsed)
         presses.bot_only.append(bot_only)
         presses.refused += press.callback.text is not None
@@ -148,7 +165,12 @@ async def sequential(
             floor_ptb.bot_only.append(took - (fake.total - fake_before))
         # ...and one hand-written row update.
         floor_sql.append(await floor_db.step(rng))
-    return presses, floor_ptb, floor_sql, cpu / max(1, len(presses.latency))
+        # Then a third game's press with nothing delivered.
+        other = await _next(world, list(games), rng)
+        if other is not None:
+            quiet.append(await world.quietly(other))
+    n = max(1, len(presses.latency))
+    return Sequential(presses, floor_ptb, floor_sql, quiet, cpu / n, calls)
 
 
 async def concurrent(
@@ -201,10 +223,15 @@ async def run(folder: Path, quick: bool) -> list[Figure]:
     await floor_db.start()
     try:
         count = 600 if quick else 3_000
-        calls_before = _calls(world.api)
         with GcPauses() as collector:
-            presses, ptb, sql, cpu = await sequential(world, count, rng, fake, floor_bot, floor_db)
-        calls = sum((_calls(world.api) - calls_before).values())
+            run = await sequential(world, count, rng, fake, floor_bot, floor_db)
+        presses, ptb, sql, cpu, calls = (
+            run.presses,
+            run.floor_ptb,
+            run.floor_sql,
+            run.cpu_per_press,
+            run.calls,
+        )
         _log(f"  sequential: {len(presses.latency)} presses")
         flight, rate_50 = await concurrent(world, count, rng, fake)
         _log(f"  {IN_FLIGHT} in flight: {len(flight.latency)} presses")
@@ -233,6 +260,12 @@ async def run(folder: Path, quick: bool) -> list[Figure]:
             "×",
             "the same, the fake Bot API's own time left out of both",
         ),
+        Figure(
+            "handler_ratio",
+            percentile(run.quiet, 0.5) * 1e6 / floor_us,
+            "×",
+            "a press with nothing delivered (the handler alone), p50 / floor_us",
+        ),
         Figure("action_p50_ms", p50, "ms", f"press, sequential, {len(world.games)} games"),
         Figure("action_p99_ms", ms(presses.latency, 0.99), "ms", "press, sequential"),
         Figure("actions_per_s", n / sum(presses.latency), "/s", "1 / mean press, sequential"),
@@ -249,6 +282,12 @@ async def run(folder: Path, quick: bool) -> list[Figure]:
             ms(presses.bot_only, 0.5),
             "ms",
             "press p50 without the fake Bot API's own time",
+        ),
+        Figure(
+            "handler_p50_ms",
+            ms(run.quiet, 0.5),
+            "ms",
+            "press p50 with nothing delivered: parse, dispatch, load, rules, commit, answer",
         ),
         Figure(
             "calls_per_press_uncoalesced",

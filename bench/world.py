@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -99,6 +100,8 @@ class World:
     #: The clock of the per-user press limit (real monotonic time unless given).
     press_clock: Callable[[], float] | None = None
     latest: dict[int, GameSnapshot] = field(default_factory=dict)
+    #: While set, what the bot publishes is only recorded, not delivered (see ``quietly``).
+    held: list[GameSnapshot] | None = None
     _names: int = 0
 
     @property
@@ -299,9 +302,28 @@ class World:
 
         def recording(snapshot: GameSnapshot) -> None:
             latest[snapshot.game_id] = snapshot
-            publish(snapshot)
+            if self.held is not None:
+                self.held.append(snapshot)
+            else:
+                publish(snapshot)
 
         publisher.publish = recording  # type: ignore[method-assign]
+
+    async def quietly(self, press: Press) -> float:
+        """Seconds the bot takes for ``press`` with nothing delivered: the handler alone
+        (parse, dispatch, load, rules, commit, snapshot, the callback's answer). What it
+        published is delivered afterwards, untimed."""
+        self.held = []
+        try:
+            started = time.perf_counter()
+            await self.process(press)
+            elapsed = time.perf_counter() - started
+        finally:
+            held, self.held = self.held, None
+        for snapshot in held:
+            self.room.publisher.publish(snapshot)
+        await self.delivered(press.game)
+        return elapsed
 
     async def next_press(self, game: BenchGame, rng: Random) -> Press | None:
         """A legal action of one of the game's humans who may act now, as an update.
