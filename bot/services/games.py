@@ -8,7 +8,7 @@ the results when the game is over — all in the caller's transaction.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any
@@ -18,8 +18,16 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.engine import Event, Outcome, Rules
 from bot.games.registry import get_rules
 from bot.services.ratings import record_game
-from bot.services.snapshots import GameColumns, build_snapshot, seat_infos
+from bot.services.snapshots import (
+    ChatColumns,
+    GameColumns,
+    SeatColumns,
+    UserColumns,
+    build_snapshot,
+    seat_infos,
+)
 from bot.services.types import GameSnapshot, SeatInfo, ServiceError
+from bot.storage.lean import ChatRecord, GameRecord, GameRecords, SeatRecord, UserRecord
 from bot.storage.models import (
     FINISHED,
     PLAYING,
@@ -43,15 +51,14 @@ def step_rng(seed: int, version: int) -> Random:
     return Random(seed * 1_000_003 + version)
 
 
-@dataclass(slots=True)
-class LoadedGame:
-    """One game's rows, read inside the current transaction."""
+class GameAtHand:
+    """What the use cases read of a loaded game, whichever way its rows were read."""
 
-    session: AsyncSession
-    row: GameRow
-    seats: list[SeatRow]
-    users: dict[int, UserRow]
-    chat: ChatRow | None
+    __slots__ = ()
+    row: GameColumns
+    seats: Sequence[SeatColumns]
+    users: Mapping[int, UserColumns]
+    chat: ChatColumns | None
 
     @property
     def infos(self) -> tuple[SeatInfo, ...]:
@@ -62,15 +69,45 @@ class LoadedGame:
     def rules(self) -> Rules[Any, Any]:
         return get_rules(self.row.game_key)
 
-    def seat_of(self, user_id: int) -> SeatRow | None:
-        return next((s for s in self.seats if s.user_id == user_id), None)
-
     def computer_seats(self) -> set[int]:
         """Seats a computer plays now: computer players and persons on autopilot."""
         return {info.seat for info in self.infos if info.played_by_computer}
 
     def snapshot(self, *, state: Any = None, events: tuple[Event, ...] = ()) -> GameSnapshot:
         return build_snapshot(self.row, self.infos, self.chat, state=state, events=events)
+
+
+@dataclass(slots=True)
+class LoadedGame(GameAtHand):
+    """One game's rows, read inside the current transaction through the ORM."""
+
+    session: AsyncSession
+    row: GameRow
+    seats: list[SeatRow]
+    users: dict[int, UserRow]
+    chat: ChatRow | None
+
+    def seat_of(self, user_id: int) -> SeatRow | None:
+        return next((s for s in self.seats if s.user_id == user_id), None)
+
+
+@dataclass(slots=True)
+class PlainGame(GameAtHand):
+    """One game as plain records (:mod:`bot.storage.lean`), for the steps run on SQLite's
+    connection directly; what a step writes is written by the caller, statement by
+    statement."""
+
+    row: GameRecord
+    seats: list[SeatRecord]
+    users: dict[int, UserRecord]
+    chat: ChatRecord | None
+
+    @classmethod
+    def of(cls, records: GameRecords) -> PlainGame:
+        return cls(records.game, records.seats, records.users, records.chat)
+
+    def seat_of(self, user_id: int) -> SeatRecord | None:
+        return next((s for s in self.seats if s.user_id == user_id), None)
 
 
 class GameStore:

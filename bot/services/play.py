@@ -1,27 +1,27 @@
 """Playing: a press is one transaction; so is each timeout and each computer move.
 
 ``act`` is the path of every button press: load, check the player, the game and the version,
-apply the rules, then save with the version check in the UPDATE — on SQLite in plain
-statements (:mod:`bot.storage.lean`) unless the step ends the game. ``run_due`` is the deadline
+apply the rules, then save with the version check in the UPDATE. ``run_due`` is the deadline
 poller's use case: it claims games whose ``deadline_at`` has passed and moves them on — a
-computer seat's move or the rules' timeout default — through the same saving path.
+computer seat's move or the rules' timeout default — through the same saving path. On SQLite
+both run as plain statements (:mod:`bot.storage.lean`) unless the step ends the game.
 """
 
 from __future__ import annotations
 
 import logging
+import sqlite3
+from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from bot.games.engine import Event, IllegalAction, Outcome, Step
 from bot.games.registry import get_rules
-from bot.services.games import GameStore, LoadedGame, step_rng
+from bot.services.games import GameAtHand, GameStore, LoadedGame, PlainGame, step_rng
 from bot.services.locks import GameLocks
 from bot.services.snapshots import (
     UNREACHABLE,
     GameColumns,
     SeatColumns,
-    build_snapshot,
-    seat_infos,
 )
 from bot.services.types import GameSnapshot, ServiceError
 from bot.storage import lean
@@ -32,6 +32,22 @@ from bot.storage.repositories import Games, Seats
 logger = logging.getLogger(__name__)
 
 SeatT = TypeVar("SeatT", bound=SeatColumns)
+
+
+@dataclass(slots=True)
+class DueStep:
+    """What a due game does (:meth:`PlayService._due_step`)."""
+
+    state: Any
+    events: tuple[Event, ...]
+    #: The action log's seat, source and action.
+    logged: tuple[int | None, str, str | None]
+    #: An end the step brings apart from the rules' outcome (everyone away).
+    status: str | None = None
+    outcome: Outcome | None = None
+    #: Seats whose missed turns this step counted: seat → missed turns now.
+    timeouts: dict[int, int] = field(default_factory=dict)
+
 
 #: How many due games one poller pass claims at most.
 DUE_BATCH = 50
@@ -74,27 +90,45 @@ class PlayService:
         SQLite (:mod:`bot.storage.lean`); ``None``, with nothing written, when this step
         ends the game: the ORM's path then records the results and ratings."""
         async with self.db.sqlite_transaction() as connection:
-            records = lean.load(connection, game_id)
-            if records is None:
-                raise ServiceError("game.not_found")
-            game = records.game
-            pressing = next((s for s in records.seats if s.user_id == user_id), None)
-            seat, step, now = self._press(game, pressing, version, code)
-            rules = get_rules(game.game_key)
-            if rules.outcome(step.state) is not None:
+            game = self._plain(connection, game_id)
+            seat, step, now = self._press(game.row, game.seat_of(user_id), version, code)
+            if game.rules.outcome(step.state) is not None:
                 return None
             if seat.timeouts:
                 seat.timeouts = 0
                 lean.set_timeouts(connection, game_id, seat.seat, 0)
-            infos = seat_infos(records.seats, records.users, game.options)
-            computers = {info.seat for info in infos if info.played_by_computer}
-            values, _ = self.store.columns(game, rules, step.state, step.events, computers, now)
-            if not lean.save_if_version(connection, game_id, game.version, **values):
-                raise ServiceError("play.stale")
-            game.version += 1
-            game.deadline_at, game.recent = values["deadline_at"], values["recent"]
-            lean.append_action(connection, game_id, game.version, seat.seat, "press", code, now)
-        return build_snapshot(game, infos, records.chat, state=step.state, events=step.events)
+            self._save_plain(
+                connection, game, step.state, step.events, now, seat.seat, "press", code
+            )
+        return game.snapshot(state=step.state, events=step.events)
+
+    @staticmethod
+    def _plain(connection: sqlite3.Connection, game_id: int) -> PlainGame:
+        records = lean.load(connection, game_id)
+        if records is None:
+            raise ServiceError("game.not_found")
+        return PlainGame.of(records)
+
+    def _save_plain(
+        self,
+        connection: sqlite3.Connection,
+        game: PlainGame,
+        state: Any,
+        events: tuple[Event, ...],
+        now: float,
+        seat: int | None,
+        source: str,
+        action: str | None,
+    ) -> None:
+        """Write a step that leaves the game playing, as ``commit_step`` would; the record
+        then shows the new version."""
+        row = game.row
+        values, _ = self.store.columns(row, game.rules, state, events, game.computer_seats(), now)
+        if not lean.save_if_version(connection, row.id, row.version, **values):
+            raise ServiceError("play.stale")
+        row.version += 1
+        row.deadline_at, row.recent = values["deadline_at"], values["recent"]
+        lean.append_action(connection, row.id, row.version, seat, source, action, now)
 
     def _press(
         self, game: GameColumns, seat: SeatT | None, version: int | None, code: str
@@ -178,70 +212,92 @@ class PlayService:
         return snapshots
 
     async def _advance(self, game_id: int) -> GameSnapshot | None:
-        async with self.locks.hold(game_id), self.db.transaction() as session:
-            game = await self.store.load(session, game_id, lock=True)
-            now = self.store.clock()
-            row = game.row
-            if row.status != PLAYING or row.deadline_at is None or row.deadline_at > now:
-                return None
-            rules = game.rules
-            state = rules.load(row.state or {})
-            rng = step_rng(row.seed, row.version + 1)
-            # In a real-time game the rules' own windows (stall, idle autopilot, forfeit) come
-            # first: a computer seat must not race through them while a person is idle.
-            realtime = bool(getattr(rules, "realtime", False))
-            window = rules.next_deadline(state)
-            window_due = window is not None and window <= now
-            computer = self._computer_to_move(game, rules.acting_seats(state))
-            if computer is not None and not (realtime and window_due):
-                action = rules.choose(state, computer, rng)
-                step = rules.apply(state, computer, action, rng, now)
+        async with self.locks.hold(game_id):
+            if self.db.is_sqlite:
+                async with self.db.sqlite_transaction() as connection:
+                    plain = self._plain(connection, game_id)
+                    now = self.store.clock()
+                    due = self._due_step(plain, now)
+                    if due is None:
+                        return None
+                    if due.status is None and plain.rules.outcome(due.state) is None:
+                        for number, missed in due.timeouts.items():
+                            lean.set_timeouts(connection, game_id, number, missed)
+                        self._save_plain(
+                            connection, plain, due.state, due.events, now, *due.logged
+                        )
+                        return plain.snapshot(state=due.state, events=due.events)
+                # It ends the game: the ORM's path records the results.
+            async with self.db.transaction() as session:
+                game = await self.store.load(session, game_id, lock=True)
+                now = self.store.clock()
+                due = self._due_step(game, now)
+                if due is None:
+                    return None
+                seat, source, action = due.logged
                 return await self.store.commit_step(
                     game,
-                    step.state,
-                    step.events,
-                    seat=computer,
-                    source="computer",
-                    action=rules.encode_action(action),
+                    due.state,
+                    due.events,
+                    seat=seat,
+                    source=source,
+                    action=action,
                     now=now,
+                    status=due.status,
+                    outcome=due.outcome,
                 )
-            if not window_due:
-                # A stale computer deadline (the seat changed hands): just re-arm the timer.
-                return await self.store.commit_step(
-                    game, state, (), seat=None, source="rearm", action=None, now=now
-                )
-            step = rules.on_deadline(state, rng, now)
-            events = list(step.events)
-            before = game.computer_seats()
-            for event in step.events:
-                # A real-time game has its own autopilot and forfeit for an idle player.
-                if event.code.endswith(".timeout") and event.seat is not None and not realtime:
-                    seat = next(s for s in game.seats if s.seat == event.seat)
-                    seat.timeouts += 1
-            events += [
-                Event("seat.autopilot", seat) for seat in sorted(game.computer_seats() - before)
-            ]
-            status, outcome = self._end_if_everyone_away(game, step.state, events)
-            return await self.store.commit_step(
-                game,
-                step.state,
-                tuple(events),
-                seat=None,
-                source="timeout",
-                action=None,
-                now=now,
-                status=status,
-                outcome=outcome,
+
+    def _due_step(self, game: LoadedGame | PlainGame, now: float) -> DueStep | None:
+        """What a game whose deadline has passed does now: a computer seat's move, the
+        rules' timeout default, or only its timer set again; ``None`` if nothing is due.
+        A seat that timed out counts it on ``game.seats`` (and in ``timeouts``)."""
+        row = game.row
+        if row.status != PLAYING or row.deadline_at is None or row.deadline_at > now:
+            return None
+        rules = game.rules
+        state = rules.load(row.state or {})
+        rng = step_rng(row.seed, row.version + 1)
+        # In a real-time game the rules' own windows (stall, idle autopilot, forfeit) come
+        # first: a computer seat must not race through them while a person is idle.
+        realtime = bool(getattr(rules, "realtime", False))
+        window = rules.next_deadline(state)
+        window_due = window is not None and window <= now
+        computer = self._computer_to_move(game, rules.acting_seats(state))
+        if computer is not None and not (realtime and window_due):
+            action = rules.choose(state, computer, rng)
+            step = rules.apply(state, computer, action, rng, now)
+            return DueStep(
+                step.state, step.events, (computer, "computer", rules.encode_action(action))
             )
+        if not window_due:
+            # A stale computer deadline (the seat changed hands): just re-arm the timer.
+            return DueStep(state, (), (None, "rearm", None))
+        step = rules.on_deadline(state, rng, now)
+        events = list(step.events)
+        before = game.computer_seats()
+        timeouts: dict[int, int] = {}
+        for event in step.events:
+            # A real-time game has its own autopilot and forfeit for an idle player.
+            if event.code.endswith(".timeout") and event.seat is not None and not realtime:
+                seat = next(s for s in game.seats if s.seat == event.seat)
+                seat.timeouts += 1
+                timeouts[seat.seat] = seat.timeouts
+        events += [
+            Event("seat.autopilot", seat) for seat in sorted(game.computer_seats() - before)
+        ]
+        status, outcome = self._end_if_everyone_away(game, step.state, events)
+        return DueStep(
+            step.state, tuple(events), (None, "timeout", None), status, outcome, timeouts
+        )
 
     @staticmethod
-    def _computer_to_move(game: LoadedGame, acting: tuple[int, ...]) -> int | None:
+    def _computer_to_move(game: GameAtHand, acting: tuple[int, ...]) -> int | None:
         computers = game.computer_seats()
         return next((seat for seat in acting if seat in computers), None)
 
     @staticmethod
     def _end_if_everyone_away(
-        game: LoadedGame, state: Any, events: list[Event]
+        game: GameAtHand, state: Any, events: list[Event]
     ) -> tuple[str | None, Outcome | None]:
         """When every person's seat is played by the computer, nobody is left to play for:
         the game ends with the standings as they are — or is called off if it has barely

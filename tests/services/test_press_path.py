@@ -1,7 +1,7 @@
-"""The press path on SQLite (:mod:`bot.storage.lean`): plain statements, the ORM's results.
+"""Presses and timers on SQLite (:mod:`bot.storage.lean`): plain statements, the ORM's results.
 
-Every press of these games is checked against the ORM: the snapshot a press returns must be
-the one the ORM's path builds from the rows the press wrote.
+Every step of these games is checked against the ORM: the snapshot a press or a due timer
+returns must be the one the ORM's path builds from the rows the step wrote.
 """
 
 from __future__ import annotations
@@ -47,14 +47,22 @@ def lean_saves(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     return saved
 
 
-async def started(services: Services, key: str) -> GameSnapshot:
-    players = PEOPLE[: max(2, get_rules(key).min_players)]
+async def started(services: Services, key: str, *, computers: int = 0) -> GameSnapshot:
+    people = max(2, get_rules(key).min_players) - computers
+    players = PEOPLE[:people]
     for actor in players:
         await services.lobby.record(actor, started=True)
     lobby = await services.lobby.open(GROUP, players[0], key)
     for actor in players[1:]:
         await services.lobby.join(lobby.game_id, actor)
+    for _ in range(computers):
+        await services.lobby.add_computer(lobby.game_id, players[0], no_admin)
     return await services.lobby.start(lobby.game_id, players[0], no_admin)
+
+
+async def logged_sources(db: Database, game_id: int) -> list[str]:
+    async with db.transaction() as session:
+        return [a.source for a in await Actions(session).of_game(game_id)]
 
 
 def a_press(snapshot: GameSnapshot) -> tuple[int, str]:
@@ -118,3 +126,57 @@ async def test_the_last_press_records_the_results(
     async with sqlite_db.transaction() as session:
         results = await Results(session).of_game(snapshot.game_id)
     assert sorted(r.place for r in results) == sorted(snapshot.outcome.places)
+
+
+@pytest.mark.parametrize("key", ["advantage", "davayka", "progression", "rank", "trumps"])
+async def test_every_computer_move_writes_what_the_orm_reads_back(
+    sqlite_db: Database, lean_saves: list[int], key: str
+) -> None:
+    """One person against the computer: his presses and the poller's computer moves."""
+    services = make_services(sqlite_db, computer_delay=1.0)
+    snapshot = await started(services, key, computers=max(2, get_rules(key).min_players) - 1)
+    for _ in range(60):
+        if snapshot.status != "playing":
+            break
+        mine = snapshot.legal.get(0)
+        if mine:
+            after = await services.play.act(snapshot.game_id, 1, snapshot.version, mine[0][0])
+        else:
+            services.clock.advance(1.5)
+            moved = await services.play.run_due()
+            if not moved:
+                continue
+            (after,) = moved
+        assert after.version > snapshot.version
+        assert dataclasses.replace(after, events=()) == await services.play.snapshot(
+            snapshot.game_id
+        )
+        snapshot = after
+    assert "computer" in await logged_sources(sqlite_db, snapshot.game_id)
+    assert len(lean_saves) >= 10
+
+
+async def test_missed_turns_are_counted_until_everyone_is_away(
+    sqlite_db: Database, lean_saves: list[int]
+) -> None:
+    """Nobody presses: each missed turn is written, two hand a seat to the computer, and
+    when both seats are the computer's the game ends (through the ORM's path)."""
+    services = make_services(sqlite_db, turn_seconds=30)
+    snapshot = await started(services, "rank")
+    missed = {0: 0, 1: 0}
+    for _ in range(20):
+        if snapshot.status != "playing":
+            break
+        services.clock.advance(31)
+        (snapshot,) = await services.play.run_due()
+        for event in snapshot.events:
+            if event.code.endswith(".timeout") and event.seat is not None:
+                missed[event.seat] += 1
+        fresh = await services.play.snapshot(snapshot.game_id)
+        assert dataclasses.replace(snapshot, events=()) == fresh
+        assert {s.seat: s.timeouts for s in fresh.seats} == missed
+    assert missed == {0: 2, 1: 2}
+    assert snapshot.status in ("finished", "cancelled")
+    sources = await logged_sources(sqlite_db, snapshot.game_id)
+    assert sources.count("timeout") == 4
+    assert len(lean_saves) == len(sources) - 1 - 1, "all but the deal and the last step"
