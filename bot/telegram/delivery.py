@@ -39,7 +39,7 @@ from telegram.error import (
 
 from bot.i18n import Translator, translator
 from bot.services.types import GameSnapshot
-from bot.telegram.render import TIMELESS, Content, Keyboard, panel_content, table_content
+from bot.telegram.render import Content, Keyboard, panel_content, table_content
 
 logger = logging.getLogger(__name__)
 
@@ -56,8 +56,9 @@ Render = Callable[[float, str | None], Content]
 
 
 def fingerprint(content: Content) -> int:
-    """What a message shows, as one number: equal contents need no edit."""
-    return hash((content.text, content.keyboard))
+    """What a message shows apart from the passing of time, as one number: equal
+    fingerprints need no edit."""
+    return hash((content.still_text, content.keyboard))
 
 
 def markup_json(keyboard: Keyboard) -> str | None:
@@ -249,11 +250,11 @@ class Publisher:
             slot.behind = False
             if render is None or slot.unreachable:
                 continue
-            # Timeless first: a change of "time left" alone is no reason to edit.
-            shown = fingerprint(render(TIMELESS, slot.screen))
+            # A change of "time left" alone is no reason to edit.
+            content = render(self.wall_clock(), slot.screen)
+            shown = fingerprint(content)
             if shown == slot.sent:
                 continue
-            content = render(self.wall_clock(), slot.screen)
             self._free_at[slot.chat_id] = loop.time() + interval
             try:
                 await self._deliver(slot, content)

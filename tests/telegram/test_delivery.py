@@ -129,6 +129,34 @@ async def test_time_passing_alone_is_no_reason_to_edit_but_a_new_deadline_is() -
     assert any("⏳ 65 s" in text for _, _, text in bot.calls[sent:])
 
 
+async def test_each_message_is_drawn_once_per_delivery(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The content drawn for the edit also says whether an edit is needed: the table and
+    each panel are rendered once, not once more "as of no time" to compare."""
+    drawn: list[str] = []
+    for name in ("table_content", "panel_content"):
+        render = getattr(delivery, name)
+
+        def counting(*args: Any, _render: Any = render, _name: str = name, **kw: Any) -> Any:
+            drawn.append(_name)
+            return _render(*args, **kw)
+
+        monkeypatch.setattr(delivery, name, counting)
+    bot, remembered = StubBot(), Remembered()
+    clock = [NOW]
+    pub = publisher(bot, remembered, clock=lambda: clock[0])
+    game = snapshot(state("7h 9s", "Kd Qc", "8c"))
+    pub.publish(game)
+    await pub.drain()
+    assert sorted(drawn) == ["panel_content", "panel_content", "table_content"]
+    assert len(bot.calls) == 3
+    clock[0] += 25
+    pub.publish(game)
+    await pub.drain()
+    assert len(drawn) == 6 and len(bot.calls) == 3, "drawn again, found unchanged, not sent"
+
+
 async def test_a_delivered_panel_lets_its_snapshot_go_and_asks_for_it_for_a_screen() -> None:
     bot, remembered = StubBot(), Remembered()
     pub = publisher(bot, remembered)

@@ -149,6 +149,18 @@ def test_table_in_a_stall_says_when_new_cards_come_and_warns_of_a_forfeit() -> N
     assert "Anna loses" not in text
 
 
+def test_the_tables_clocks_moving_on_alone_change_only_its_text_not_what_it_shows() -> None:
+    """The publisher compares ``still_text``: a clock ticking is no reason to edit, a new
+    window is."""
+    state = DAVAYKA.new_game(2, {}, Random(4), NOW)
+    game = snapshot(state)
+    first, later = table_content(T, game, NOW + 1.5), table_content(T, game, NOW + 2.5)
+    assert first.text != later.text
+    assert first.still_text == later.still_text
+    pressed = DAVAYKA.apply(state, 1, DAVAYKA.legal_actions(state, 1)[0], Random(0), NOW).state
+    assert table_content(T, snapshot(pressed), NOW + 1.5).still_text != first.still_text
+
+
 def test_table_with_one_centre_pile() -> None:
     state = play_state(
         rows=[[cs("7h"), cs("Qs")], [cs("2c 3c 4c 9d")]],

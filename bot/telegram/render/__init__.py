@@ -96,19 +96,28 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     title = esc(game_name(t, snapshot.game_key))
     if snapshot.status == "cancelled":
         return Content("\n".join([t("table.cancelled", game=title), *recent_lines(t, snapshot)]))
-    lines = [t("table.title", game=title, number=snapshot.game_id), *series_line(t, snapshot), ""]
-    lines += _renderer(snapshot.game_key).table(t, snapshot, now)
+    head = [t("table.title", game=title, number=snapshot.game_id), *series_line(t, snapshot), ""]
+    renderer = _renderer(snapshot.game_key)
+    body = renderer.table(t, snapshot, now)
+    # Only a real-time game's own lines show clocks; every table's last line may.
+    still_body = renderer.table(t, snapshot, TIMELESS) if _realtime(snapshot.game_key) else body
     keyboard: Keyboard = ()
+    tail: list[str] = []
     recent = recent_lines(t, snapshot)
     if recent:
-        lines += ["", *recent]
+        tail += ["", *recent]
+    turn: list[str] = []
+    still_turn: list[str] = []
     if snapshot.status == "finished":
-        lines += ["", t("table.over"), *render_results(t, snapshot)]
+        tail += ["", t("table.over"), *render_results(t, snapshot)]
         keyboard = rematch_keyboard(t, snapshot)
     elif snapshot.chat_kind != "private":
         # In a private game the panel just below says whose move it is.
-        lines += ["", _turn_line(t, snapshot, now)]
-    return Content("\n".join(lines), keyboard)
+        turn = ["", _turn_line(t, snapshot, now)]
+        still_turn = ["", _turn_line(t, snapshot, TIMELESS)]
+    text = "\n".join([*head, *body, *tail, *turn])
+    timeless = "\n".join([*head, *still_body, *tail, *still_turn])
+    return Content(text, keyboard, timeless if timeless != text else None)
 
 
 def _turn_line(t: Translator, snapshot: GameSnapshot, now: float) -> str:
@@ -146,7 +155,12 @@ def panel_content(
     elif _realtime(snapshot.game_key):
         pass  # no turns: the game's own prompt says what to do
     elif seat in snapshot.acting:
-        footer = [t("panel.your_move", left=time_left(t, _window(snapshot), now)).strip()]
+        window = _window(snapshot)
+        footer = [t("panel.your_move", left=time_left(t, window, now)).strip()]
+        still = [t("panel.your_move", left=time_left(t, window, TIMELESS)).strip()]
+        text = "\n".join([header, "", *lines, "", *footer]).strip()
+        timeless = "\n".join([header, "", *lines, "", *still]).strip()
+        return Content(text, keyboard, timeless if timeless != text else None)
     elif snapshot.status == "playing" and renderer.waits(snapshot, seat):
         # Not who is to move, which changes with every move: this panel is edited when his
         # own cards change or his turn comes, not on each move of the others.

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 @dataclass(frozen=True, slots=True)
@@ -23,6 +23,14 @@ class Content:
 
     text: str
     keyboard: Keyboard = ()
+    #: The text with every "time left" read as its deadline, where it differs from ``text``:
+    #: two contents whose ``still_text`` and keyboards are equal differ by the passing of
+    #: time alone (not compared: it says nothing the text does not).
+    timeless: str | None = field(default=None, compare=False)
+
+    @property
+    def still_text(self) -> str:
+        return self.text if self.timeless is None else self.timeless
 
 
 def rows(buttons: list[Button], width: int) -> Keyboard:
