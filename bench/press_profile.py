@@ -145,7 +145,7 @@ async def _breakdown(presses: int, *, publish: bool) -> tuple[dict[str, float], 
     """Per-part wall times; without ``publish`` the publisher sends nothing at all."""
     from telegram import Update
 
-    import bot.services.play
+    import bot.services.games
     import bot.telegram.delivery
     from bench.actions import FakeTime
     from bot.storage import lean
@@ -160,7 +160,7 @@ async def _breakdown(presses: int, *, publish: bool) -> tuple[dict[str, float], 
         clock.wrap(room.play.store, "columns", "columns")
         clock.wrap(lean, "save_if_version", "write")
         clock.wrap(lean, "append_action", "write")
-        clock.wrap(bot.services.play, "build_snapshot", "snapshot")
+        clock.wrap(bot.services.games, "build_snapshot", "snapshot")
         clock.wrap(bot.telegram.delivery, "table_content", "render")
         clock.wrap(bot.telegram.delivery, "panel_content", "render")
         if not publish:
