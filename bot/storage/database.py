@@ -31,6 +31,9 @@ from bot.storage import inline_sqlite
 
 logger = logging.getLogger(__name__)
 
+#: Seconds a transaction waits for SQLite's one connection before it gives up.
+TURN_WAIT = 60.0
+
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
     "PRAGMA synchronous=NORMAL",
@@ -106,11 +109,20 @@ class Database:
 
     @asynccontextmanager
     async def _turn(self) -> AsyncIterator[None]:
+        """Wait for SQLite's connection (first come, first served), at most ``TURN_WAIT``
+        seconds: a transaction that never ends is a bug, and it must not hang every chat."""
         if self._turns is None:
             yield
             return
-        async with self._turns:
+        try:
+            async with asyncio.timeout(TURN_WAIT):
+                await self._turns.acquire()
+        except TimeoutError:
+            raise TimeoutError(f"waited {TURN_WAIT:.0f} s for SQLite's connection") from None
+        try:
             yield
+        finally:
+            self._turns.release()
 
     @asynccontextmanager
     async def sqlite_transaction(self) -> AsyncIterator[sqlite3.Connection]:

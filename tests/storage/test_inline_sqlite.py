@@ -11,6 +11,7 @@ import pytest
 from sqlalchemy import text
 from sqlalchemy.exc import IntegrityError, OperationalError
 
+from bot.storage import database
 from bot.storage.database import Database
 from bot.storage.inline_sqlite import InlineConnection
 from bot.storage.migrate import upgrade_async
@@ -122,4 +123,31 @@ async def test_a_failed_plain_transaction_writes_nothing(sqlite_db: Database) ->
             raise RuntimeError("the press was refused")
     async with sqlite_db.transaction() as session:
         assert await session.get(ChatRow, 5) is None
+    await sqlite_db.close()
+
+
+async def test_a_transaction_that_never_ends_does_not_hang_the_others(
+    sqlite_db: Database, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(database, "TURN_WAIT", 0.05)
+    holding = asyncio.Event()
+    release = asyncio.Event()
+
+    async def stuck() -> None:
+        async with sqlite_db.transaction():
+            holding.set()
+            await release.wait()
+
+    async def press() -> None:
+        async with sqlite_db.sqlite_transaction():
+            pass
+
+    task = asyncio.create_task(stuck())
+    await holding.wait()
+    with pytest.raises(TimeoutError, match="waited 0 s"):
+        await asyncio.wait_for(press(), 2)  # without the bound: waits for ever
+    release.set()
+    await task
+    async with sqlite_db.sqlite_transaction() as connection:  # the turn was not lost
+        assert connection.execute("SELECT 1").fetchone() == (1,)
     await sqlite_db.close()
