@@ -7,11 +7,12 @@ the results when the game is over — all in the caller's transaction.
 
 from __future__ import annotations
 
+import sqlite3
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
-from typing import Any
+from typing import Any, Protocol
 
 from sqlalchemy.ext.asyncio import AsyncSession
 
@@ -27,6 +28,7 @@ from bot.services.snapshots import (
     seat_infos,
 )
 from bot.services.types import GameSnapshot, SeatInfo, ServiceError
+from bot.storage import lean
 from bot.storage.lean import ChatRecord, GameRecord, GameRecords, SeatRecord, UserRecord
 from bot.storage.models import (
     FINISHED,
@@ -44,6 +46,15 @@ from bot.storage.repositories import Actions, Games, Results
 RECENT_EVENTS = 5
 
 Clock = Callable[[], float]
+
+
+class StepLike(Protocol):
+    """A step to save: the rules' :class:`~bot.games.engine.Step`, or a due timer's."""
+
+    @property
+    def state(self) -> Any: ...
+    @property
+    def events(self) -> tuple[Event, ...]: ...
 
 
 def step_rng(seed: int, version: int) -> Random:
@@ -126,6 +137,15 @@ class GameStore:
         users = {user.id: user for _seat, user in seated if user is not None}
         return LoadedGame(session, row, seats, users, chat)
 
+    @staticmethod
+    def load_plain(connection: sqlite3.Connection, game_id: int) -> PlainGame:
+        """The game as plain records, read on SQLite's connection inside its transaction
+        (:meth:`bot.storage.database.Database.sqlite_transaction`)."""
+        records = lean.load(connection, game_id)
+        if records is None:
+            raise ServiceError("game.not_found")
+        return PlainGame.of(records)
+
     async def load_row(self, session: AsyncSession, row: GameRow) -> LoadedGame:
         """The rest of a game whose row is already read (the session keeps that very row)."""
         return await self.load(session, row.id)
@@ -166,6 +186,36 @@ class GameStore:
             "recent": recent,
         }
         return values, outcome
+
+    def commit_plain(
+        self,
+        connection: sqlite3.Connection,
+        game: PlainGame,
+        step: StepLike,
+        now: float,
+        *,
+        seat: int | None,
+        source: str,
+        action: str | None,
+        timeouts: Mapping[int, int] | None = None,
+    ) -> None:
+        """:meth:`commit_step` for a step that leaves the game playing, in plain statements
+        on SQLite's connection; the records then show the new version. ``timeouts``: the
+        seats whose missed turns the step changed (seat → missed turns now). A step that
+        ends the game must take :meth:`commit_step`, which records the results."""
+        row = game.row
+        values, outcome = self.columns(
+            row, game.rules, step.state, step.events, game.computer_seats(), now
+        )
+        if outcome is not None or values["status"] != PLAYING:
+            raise ValueError("a step that ends the game is committed by commit_step")
+        if not lean.save_if_version(connection, row.id, row.version, **values):
+            raise ServiceError("play.stale")
+        for number, missed in (timeouts or {}).items():
+            lean.set_timeouts(connection, row.id, number, missed)
+        row.version += 1
+        row.deadline_at, row.recent = values["deadline_at"], values["recent"]
+        lean.append_action(connection, row.id, row.version, seat, source, action, now)
 
     async def commit_step(
         self,

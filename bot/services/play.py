@@ -10,7 +10,6 @@ both run as plain statements (:mod:`bot.storage.lean`) unless the step ends the 
 from __future__ import annotations
 
 import logging
-import sqlite3
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
@@ -24,7 +23,6 @@ from bot.services.snapshots import (
     SeatColumns,
 )
 from bot.services.types import GameSnapshot, ServiceError
-from bot.storage import lean
 from bot.storage.database import Database
 from bot.storage.models import CANCELLED, FINISHED, PLAYING
 from bot.storage.repositories import Games, Seats
@@ -90,45 +88,23 @@ class PlayService:
         SQLite (:mod:`bot.storage.lean`); ``None``, with nothing written, when this step
         ends the game: the ORM's path then records the results and ratings."""
         async with self.db.sqlite_transaction() as connection:
-            game = self._plain(connection, game_id)
+            game = self.store.load_plain(connection, game_id)
             seat, step, now = self._press(game.row, game.seat_of(user_id), version, code)
             if game.rules.outcome(step.state) is not None:
                 return None
-            if seat.timeouts:
-                seat.timeouts = 0
-                lean.set_timeouts(connection, game_id, seat.seat, 0)
-            self._save_plain(
-                connection, game, step.state, step.events, now, seat.seat, "press", code
+            back = {seat.seat: 0} if seat.timeouts else {}
+            seat.timeouts = 0
+            self.store.commit_plain(
+                connection,
+                game,
+                step,
+                now,
+                seat=seat.seat,
+                source="press",
+                action=code,
+                timeouts=back,
             )
         return game.snapshot(state=step.state, events=step.events)
-
-    @staticmethod
-    def _plain(connection: sqlite3.Connection, game_id: int) -> PlainGame:
-        records = lean.load(connection, game_id)
-        if records is None:
-            raise ServiceError("game.not_found")
-        return PlainGame.of(records)
-
-    def _save_plain(
-        self,
-        connection: sqlite3.Connection,
-        game: PlainGame,
-        state: Any,
-        events: tuple[Event, ...],
-        now: float,
-        seat: int | None,
-        source: str,
-        action: str | None,
-    ) -> None:
-        """Write a step that leaves the game playing, as ``commit_step`` would; the record
-        then shows the new version."""
-        row = game.row
-        values, _ = self.store.columns(row, game.rules, state, events, game.computer_seats(), now)
-        if not lean.save_if_version(connection, row.id, row.version, **values):
-            raise ServiceError("play.stale")
-        row.version += 1
-        row.deadline_at, row.recent = values["deadline_at"], values["recent"]
-        lean.append_action(connection, row.id, row.version, seat, source, action, now)
 
     def _press(
         self, game: GameColumns, seat: SeatT | None, version: int | None, code: str
@@ -215,16 +191,22 @@ class PlayService:
         async with self.locks.hold(game_id):
             if self.db.is_sqlite:
                 async with self.db.sqlite_transaction() as connection:
-                    plain = self._plain(connection, game_id)
+                    plain = self.store.load_plain(connection, game_id)
                     now = self.store.clock()
                     due = self._due_step(plain, now)
                     if due is None:
                         return None
                     if due.status is None and plain.rules.outcome(due.state) is None:
-                        for number, missed in due.timeouts.items():
-                            lean.set_timeouts(connection, game_id, number, missed)
-                        self._save_plain(
-                            connection, plain, due.state, due.events, now, *due.logged
+                        seat, source, action = due.logged
+                        self.store.commit_plain(
+                            connection,
+                            plain,
+                            due,
+                            now,
+                            seat=seat,
+                            source=source,
+                            action=action,
+                            timeouts=due.timeouts,
                         )
                         return plain.snapshot(state=due.state, events=due.events)
                 # It ends the game: the ORM's path records the results.
