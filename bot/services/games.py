@@ -197,18 +197,28 @@ class GameStore:
         seat: int | None,
         source: str,
         action: str | None,
+        status: str | None = None,
+        outcome: Outcome | None = None,
         timeouts: Mapping[int, int] | None = None,
-    ) -> None:
-        """:meth:`commit_step` for a step that leaves the game playing, in plain statements
-        on SQLite's connection; the records then show the new version. ``timeouts``: the
-        seats whose missed turns the step changed (seat → missed turns now). A step that
-        ends the game must take :meth:`commit_step`, which records the results."""
+    ) -> bool:
+        """:meth:`commit_step` in plain statements on SQLite's connection, for a step that
+        leaves the game playing; the records then show the new version. ``timeouts``: the
+        seats whose missed turns the step changed (seat → missed turns now). ``False``, with
+        nothing written, when the step ends the game: :meth:`commit_step` must take it, to
+        record the results."""
         row = game.row
         values, outcome = self.columns(
-            row, game.rules, step.state, step.events, game.computer_seats(), now
+            row,
+            game.rules,
+            step.state,
+            step.events,
+            game.computer_seats(),
+            now,
+            status=status,
+            outcome=outcome,
         )
         if outcome is not None or values["status"] != PLAYING:
-            raise ValueError("a step that ends the game is committed by commit_step")
+            return False
         if not lean.save_if_version(connection, row.id, row.version, **values):
             raise ServiceError("play.stale")
         for number, missed in (timeouts or {}).items():
@@ -216,6 +226,7 @@ class GameStore:
         row.version += 1
         row.deadline_at, row.recent = values["deadline_at"], values["recent"]
         lean.append_action(connection, row.id, row.version, seat, source, action, now)
+        return True
 
     async def commit_step(
         self,

@@ -17,11 +17,7 @@ from bot.games.engine import Event, IllegalAction, Outcome, Step
 from bot.games.registry import get_rules
 from bot.services.games import GameAtHand, GameStore, LoadedGame, PlainGame, step_rng
 from bot.services.locks import GameLocks
-from bot.services.snapshots import (
-    UNREACHABLE,
-    GameColumns,
-    SeatColumns,
-)
+from bot.services.snapshots import UNREACHABLE, GameColumns, SeatColumns
 from bot.services.types import GameSnapshot, ServiceError
 from bot.storage.database import Database
 from bot.storage.models import CANCELLED, FINISHED, PLAYING
@@ -90,11 +86,9 @@ class PlayService:
         async with self.db.sqlite_transaction() as connection:
             game = self.store.load_plain(connection, game_id)
             seat, step, now = self._press(game.row, game.seat_of(user_id), version, code)
-            if game.rules.outcome(step.state) is not None:
-                return None
             back = {seat.seat: 0} if seat.timeouts else {}
             seat.timeouts = 0
-            self.store.commit_plain(
+            saved = self.store.commit_plain(
                 connection,
                 game,
                 step,
@@ -104,7 +98,7 @@ class PlayService:
                 action=code,
                 timeouts=back,
             )
-        return game.snapshot(state=step.state, events=step.events)
+        return game.snapshot(state=step.state, events=step.events) if saved else None
 
     def _press(
         self, game: GameColumns, seat: SeatT | None, version: int | None, code: str
@@ -196,19 +190,21 @@ class PlayService:
                     due = self._due_step(plain, now)
                     if due is None:
                         return None
-                    if due.status is None and plain.rules.outcome(due.state) is None:
-                        seat, source, action = due.logged
-                        self.store.commit_plain(
-                            connection,
-                            plain,
-                            due,
-                            now,
-                            seat=seat,
-                            source=source,
-                            action=action,
-                            timeouts=due.timeouts,
-                        )
-                        return plain.snapshot(state=due.state, events=due.events)
+                    seat, source, action = due.logged
+                    saved = self.store.commit_plain(
+                        connection,
+                        plain,
+                        due,
+                        now,
+                        seat=seat,
+                        source=source,
+                        action=action,
+                        status=due.status,
+                        outcome=due.outcome,
+                        timeouts=due.timeouts,
+                    )
+                if saved:
+                    return plain.snapshot(state=due.state, events=due.events)
                 # It ends the game: the ORM's path records the results.
             async with self.db.transaction() as session:
                 game = await self.store.load(session, game_id, lock=True)

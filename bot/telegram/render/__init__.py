@@ -117,7 +117,7 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
         still_turn = ["", _turn_line(t, snapshot, TIMELESS)]
     text = "\n".join([*head, *body, *tail, *turn])
     timeless = "\n".join([*head, *still_body, *tail, *still_turn])
-    return Content(text, keyboard, timeless if timeless != text else None)
+    return Content(text, keyboard, timeless)
 
 
 def _turn_line(t: Translator, snapshot: GameSnapshot, now: float) -> str:
@@ -145,6 +145,7 @@ def panel_content(
     renderer = _renderer(snapshot.game_key)
     lines, keyboard = renderer.panel(t, snapshot, seat, screen)
     footer: list[str] = []
+    still_footer: list[str] | None = None  # the footer as of no time, where it shows time
     if snapshot.status == "finished" and snapshot.outcome is not None:
         place = snapshot.outcome.places[seat]
         footer = [t("panel.over", place=place, players=len(snapshot.seats))]
@@ -157,15 +158,16 @@ def panel_content(
     elif seat in snapshot.acting:
         window = _window(snapshot)
         footer = [t("panel.your_move", left=time_left(t, window, now)).strip()]
-        still = [t("panel.your_move", left=time_left(t, window, TIMELESS)).strip()]
-        text = "\n".join([header, "", *lines, "", *footer]).strip()
-        timeless = "\n".join([header, "", *lines, "", *still]).strip()
-        return Content(text, keyboard, timeless if timeless != text else None)
+        still_footer = [t("panel.your_move", left=time_left(t, window, TIMELESS)).strip()]
     elif snapshot.status == "playing" and renderer.waits(snapshot, seat):
         # Not who is to move, which changes with every move: this panel is edited when his
         # own cards change or his turn comes, not on each move of the others.
         footer = [t("panel.wait")]
-    return Content("\n".join([header, "", *lines, "", *footer]).strip(), keyboard)
+
+    def page(end: list[str]) -> str:
+        return "\n".join([header, "", *lines, "", *end]).strip()
+
+    return Content(page(footer), keyboard, None if still_footer is None else page(still_footer))
 
 
 @cache

@@ -23,7 +23,7 @@ class Content:
 
     text: str
     keyboard: Keyboard = ()
-    #: The text with every "time left" read as its deadline, where it differs from ``text``:
+    #: The text with every "time left" read as its deadline (``None``: the same as ``text``):
     #: two contents whose ``still_text`` and keyboards are equal differ by the passing of
     #: time alone (not compared: it says nothing the text does not).
     timeless: str | None = field(default=None, compare=False)
