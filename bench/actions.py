@@ -224,14 +224,8 @@ async def run(folder: Path, quick: bool) -> list[Figure]:
     try:
         count = 600 if quick else 3_000
         with GcPauses() as collector:
-            run = await sequential(world, count, rng, fake, floor_bot, floor_db)
-        presses, ptb, sql, cpu, calls = (
-            run.presses,
-            run.floor_ptb,
-            run.floor_sql,
-            run.cpu_per_press,
-            run.calls,
-        )
+            seq = await sequential(world, count, rng, fake, floor_bot, floor_db)
+        presses, ptb, sql = seq.presses, seq.floor_ptb, seq.floor_sql
         _log(f"  sequential: {len(presses.latency)} presses")
         flight, rate_50 = await concurrent(world, count, rng, fake)
         _log(f"  {IN_FLIGHT} in flight: {len(flight.latency)} presses")
@@ -262,14 +256,16 @@ async def run(folder: Path, quick: bool) -> list[Figure]:
         ),
         Figure(
             "handler_ratio",
-            percentile(run.quiet, 0.5) * 1e6 / floor_us,
+            percentile(seq.quiet, 0.5) * 1e6 / floor_us,
             "×",
             "a press with nothing delivered (the handler alone), p50 / floor_us",
         ),
         Figure("action_p50_ms", p50, "ms", f"press, sequential, {len(world.games)} games"),
         Figure("action_p99_ms", ms(presses.latency, 0.99), "ms", "press, sequential"),
         Figure("actions_per_s", n / sum(presses.latency), "/s", "1 / mean press, sequential"),
-        Figure("action_cpu_ms", cpu * 1e3, "ms", "process CPU per press (all threads)"),
+        Figure(
+            "action_cpu_ms", seq.cpu_per_press * 1e3, "ms", "process CPU per press (all threads)"
+        ),
         Figure(
             "gc_ms_per_press",
             sum(collector.pauses) / max(1, n) * 1e3,
@@ -285,13 +281,13 @@ async def run(folder: Path, quick: bool) -> list[Figure]:
         ),
         Figure(
             "handler_p50_ms",
-            ms(run.quiet, 0.5),
+            ms(seq.quiet, 0.5),
             "ms",
             "press p50 with nothing delivered: parse, dispatch, load, rules, commit, answer",
         ),
         Figure(
             "calls_per_press_uncoalesced",
-            calls / max(1, n),
+            seq.calls / max(1, n),
             "",
             "limited Bot API calls per press with publisher intervals 0",
         ),

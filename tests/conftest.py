@@ -47,3 +47,14 @@ async def db(database_url: str) -> AsyncIterator[Database]:
     database = Database.from_url(database_url)
     yield database
     await database.close()
+
+
+@pytest.fixture
+async def sqlite_db(tmp_path: Path) -> AsyncIterator[Database]:
+    """A freshly migrated SQLite database whatever ``TEST_DATABASE_URL`` says: for what only
+    SQLite has (its one connection, the plain-SQL press path)."""
+    url = f"sqlite+aiosqlite:///{tmp_path / 'sqlite.db'}"
+    await upgrade_async(url)
+    database = Database.from_url(url)
+    yield database
+    await database.close()

@@ -7,8 +7,6 @@ returns must be the one the ORM's path builds from the rows the step wrote.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import AsyncIterator
-from pathlib import Path
 
 import pytest
 
@@ -16,21 +14,10 @@ from bot.games.registry import get_rules
 from bot.services.types import GameSnapshot
 from bot.storage import lean
 from bot.storage.database import Database
-from bot.storage.migrate import upgrade_async
 from bot.storage.repositories import Actions, Results, Seats
 from tests.services.helpers import GROUP, Services, make_services, no_admin, person
 
 PEOPLE = [person(1, "Anna"), person(2, "Boris"), person(3, "Clara")]
-
-
-@pytest.fixture
-async def sqlite_db(tmp_path: Path) -> AsyncIterator[Database]:
-    """SQLite whatever ``TEST_DATABASE_URL`` says: the path exists only there."""
-    url = f"sqlite+aiosqlite:///{tmp_path / 'cardroom.db'}"
-    await upgrade_async(url)
-    database = Database.from_url(url)
-    yield database
-    await database.close()
 
 
 @pytest.fixture

@@ -5,7 +5,6 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
-from pathlib import Path
 
 import pytest
 from sqlalchemy import text
@@ -14,15 +13,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from bot.storage import database
 from bot.storage.database import Database
 from bot.storage.inline_sqlite import InlineConnection
-from bot.storage.migrate import upgrade_async
 from bot.storage.models import ChatRow, UserRow
-
-
-@pytest.fixture
-async def sqlite_db(tmp_path: Path) -> Database:
-    url = f"sqlite+aiosqlite:///{tmp_path / 'inline.db'}"
-    await upgrade_async(url)
-    return Database.from_url(url)
 
 
 async def test_statements_run_on_the_loop_thread_without_a_worker(sqlite_db: Database) -> None:

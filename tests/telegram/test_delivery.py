@@ -70,6 +70,12 @@ def publisher(
     )
 
 
+def clocked() -> tuple[StubBot, list[float], Publisher]:
+    """A publisher whose wall clock the test moves (``clock[0]``), and its bot."""
+    bot, clock = StubBot(), [NOW]
+    return bot, clock, publisher(bot, Remembered(), clock=lambda: clock[0])
+
+
 def lobby(*names: str) -> Any:
     return snapshot(names=names, status="lobby")
 
@@ -106,9 +112,7 @@ async def test_unchanged_content_is_not_sent_again() -> None:
 
 
 async def test_time_passing_alone_is_no_reason_to_edit_but_a_new_deadline_is() -> None:
-    bot, remembered = StubBot(), Remembered()
-    clock = [NOW]
-    pub = publisher(bot, remembered, clock=lambda: clock[0])
+    bot, clock, pub = clocked()
     game = snapshot(state("7h 9s", "Kd Qc", "8c"))
     pub.publish(game)
     await pub.drain()
@@ -143,9 +147,7 @@ async def test_each_message_is_drawn_once_per_delivery(
             return _render(*args, **kw)
 
         monkeypatch.setattr(delivery, name, counting)
-    bot, remembered = StubBot(), Remembered()
-    clock = [NOW]
-    pub = publisher(bot, remembered, clock=lambda: clock[0])
+    bot, clock, pub = clocked()
     game = snapshot(state("7h 9s", "Kd Qc", "8c"))
     pub.publish(game)
     await pub.drain()
