@@ -7,6 +7,10 @@ Routes, as on ``api.telegram.org``:
   string. A token other than ``api.token`` gets ``401 Unauthorized``.
 * ``GET /file/bot<token>/<file_path>`` - the content of an uploaded file (see ``getFile``).
 
+Only this machine may call them (see :func:`request_refusal`): the sandbox's token is public, so
+a web page open in the same browser could otherwise post into a user's chat, set a webhook, or
+(by DNS rebinding) read the updates, players' hands included. Anything else gets ``403``.
+
 More routes (the sandbox's chat page, :mod:`bot.sandbox.web`) can be served beside them.
 
 Point python-telegram-bot at it with ``base_url``::
@@ -24,7 +28,7 @@ import asyncio
 import json
 import logging
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, Final
 
 from tornado.httpserver import HTTPServer
 from tornado.netutil import bind_sockets
@@ -33,12 +37,54 @@ from tornado.web import Application, RequestHandler
 from .bot_api import FakeBotApi
 from .models import Upload
 
-__all__ = ["FakeBotApiServer", "Route"]
+__all__ = ["LOOPBACK_HOSTS", "FakeBotApiServer", "Route", "request_refusal"]
 
 Route = tuple[str, type[RequestHandler], dict[str, Any]]
 """A tornado rule: URL pattern, handler class, the handler's ``initialize`` arguments."""
 
 _LOGGER = logging.getLogger(__name__)
+
+LOOPBACK_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "[::1]"})
+"""``Host`` names (as tornado's ``request.host_name`` spells them) that only this machine uses."""
+
+_HOST_NAMES_SETTING: Final = "sandbox_host_names"
+"""The tornado ``Application`` setting: the ``Host`` names a request may use (see below)."""
+
+_TRUSTED_FETCH_SITES: Final = frozenset({"same-origin", "none"})
+"""``Sec-Fetch-Site`` values of the sandbox's own page, and of an address typed by hand."""
+
+
+def request_refusal(handler: RequestHandler) -> str | None:
+    """Why the request ``handler`` serves must be refused (with ``403``), or ``None``.
+
+    A web page in the same browser can reach a loopback port too: blindly with a form or an
+    ``<img>``, and readably by DNS rebinding (its own name then resolving to 127.0.0.1). So the
+    ``Host`` must name this machine (a rebound name still arrives as the page's own), and a
+    browser's request must come from this server's own origin: browsers send ``Origin`` with
+    posts and cross-origin fetches and ``Sec-Fetch-Site`` with nearly everything, while the
+    bot's HTTP client sends neither, so it is never refused.
+    """
+    request = handler.request
+    if request.host_name not in handler.settings.get(_HOST_NAMES_SETTING, LOOPBACK_HOSTS):
+        return "the Host is not this machine"
+    origin = request.headers.get("Origin")
+    if origin is not None and origin.lower() != f"{request.protocol}://{request.host}".lower():
+        return "the request comes from another origin"
+    site = request.headers.get("Sec-Fetch-Site")
+    # An allow-list: a value a browser may invent later is refused, not trusted.
+    if site is not None and site.lower() not in _TRUSTED_FETCH_SITES:
+        return "the request comes from another site"
+    return None
+
+
+def _host_names(bind_host: str) -> frozenset[str]:
+    """``Host`` names for a server bound to ``bind_host``: the loopback ones and ``bind_host``,
+    which names this machine too when chosen on purpose, spelled as tornado's
+    ``request.host_name`` (lower case, IPv6 in brackets); all interfaces (``""``) add none."""
+    name = bind_host.lower()
+    if ":" in name and not name.startswith("["):
+        name = f"[{name}]"
+    return LOOPBACK_HOSTS | {name} if name else LOOPBACK_HOSTS
 
 
 def _log_request(handler: RequestHandler) -> None:
@@ -53,11 +99,31 @@ def _log_request(handler: RequestHandler) -> None:
     )
 
 
-class _ApiHandler(RequestHandler):
-    """``/bot<token>/<method>``."""
+class _BotApiRoute(RequestHandler):
+    """Common ground of the Bot API's routes: who may call them, and how errors look."""
 
     def initialize(self, server: FakeBotApiServer) -> None:
         self._server = server
+
+    def prepare(self) -> None:
+        refusal = request_refusal(self)
+        if refusal is not None:
+            self._fail(403, f"Forbidden: {refusal}")
+
+    def _reply(self, status: int, body: dict[str, Any]) -> None:
+        self.set_status(status)
+        self.set_header("Content-Type", "application/json")
+        self.finish(json.dumps(body, ensure_ascii=False))
+
+    def _fail(self, status: int, description: str) -> None:
+        self._reply(status, {"ok": False, "error_code": status, "description": description})
+
+
+class _ApiHandler(_BotApiRoute):
+    """``/bot<token>/<method>``."""
+
+    def initialize(self, server: FakeBotApiServer) -> None:
+        super().initialize(server)
         self._task: asyncio.Future[tuple[int, dict[str, Any]]] | None = None
 
     def check_xsrf_cookie(self) -> None:
@@ -77,19 +143,12 @@ class _ApiHandler(RequestHandler):
     async def _call(self, token: str, method: str) -> None:
         api = self._server.api
         if token != api.token:
-            self._reply(401, {"ok": False, "error_code": 401, "description": "Unauthorized"})
+            self._fail(401, "Unauthorized")
             return
         try:
             params = self._params()
         except ValueError:
-            self._reply(
-                400,
-                {
-                    "ok": False,
-                    "error_code": 400,
-                    "description": "Bad Request: can't parse JSON request body",
-                },
-            )
+            self._fail(400, "Bad Request: can't parse JSON request body")
             return
         fault = api.take_network_fault(method)
         if fault is not None and not fault.processed:
@@ -135,32 +194,22 @@ class _ApiHandler(RequestHandler):
             if files
         }
 
-    def _reply(self, status: int, body: dict[str, Any]) -> None:
-        self.set_status(status)
-        self.set_header("Content-Type", "application/json")
-        self.finish(json.dumps(body, ensure_ascii=False))
-
     def _drop_connection(self) -> None:
         """Close the socket without a response, as a network failure would."""
         stream = self.detach()
         stream.close()
 
 
-class _FileHandler(RequestHandler):
+class _FileHandler(_BotApiRoute):
     """``/file/bot<token>/<file_path>``."""
-
-    def initialize(self, server: FakeBotApiServer) -> None:
-        self._server = server
 
     def get(self, token: str, file_path: str) -> None:
         if token != self._server.api.token:
-            self.set_status(401)
-            self.finish({"ok": False, "error_code": 401, "description": "Unauthorized"})
+            self._fail(401, "Unauthorized")
             return
         content = self._server.api.file_content(file_path)
         if content is None:
-            self.set_status(404)
-            self.finish({"ok": False, "error_code": 404, "description": "Not Found"})
+            self._fail(404, "Not Found")
             return
         self.set_header("Content-Type", "application/octet-stream")
         self.finish(content)
@@ -169,7 +218,8 @@ class _FileHandler(RequestHandler):
 class FakeBotApiServer:
     """Serves a :class:`FakeBotApi` on ``http://<host>:<port>``; ``port=0`` picks a free one.
 
-    ``routes`` are served too, after the Bot API's own.
+    ``routes`` are served too, after the Bot API's own; their handlers can call
+    :func:`request_refusal`, which accepts ``host`` as a ``Host`` name besides loopback ones.
     """
 
     def __init__(
@@ -214,6 +264,7 @@ class FakeBotApiServer:
             ],
             log_function=_log_request,
         )
+        app.settings[_HOST_NAMES_SETTING] = _host_names(self.host)
         sockets = bind_sockets(self.port, self.host)
         self.port = int(sockets[0].getsockname()[1])
         self._http = HTTPServer(app)

@@ -12,9 +12,10 @@ Routes:
   presses a callback button; answers with the bot's callback answer.
 * ``POST /sandbox/api/open`` ``{"user_id", "url"}`` - a user follows a deep link.
 
-The page is for the person at this machine: requests must name a loopback host, and actions
-must be JSON posts (which a foreign web page cannot send without a CORS preflight we never
-grant).
+The page is for the person at this machine: requests must name a loopback host and, from a
+browser, come from the page itself (:func:`~bot.sandbox.server.request_refusal`, shared with
+the Bot API); actions must be JSON posts, which a foreign web page cannot send without a CORS
+preflight we never grant.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from typing import Any, Final
 
 from tornado.web import HTTPError, RequestHandler, StaticFileHandler
 
-from .server import Route
+from .server import Route, request_refusal
 from .world import SandboxError, SandboxWorld
 
 __all__ = ["STATIC_DIR", "page_routes"]
@@ -35,16 +36,20 @@ logger = logging.getLogger(__name__)
 
 STATIC_DIR: Final = Path(__file__).parent / "static"
 LONG_POLL_SECONDS: Final = 25.0
-_LOCAL_HOSTS: Final = frozenset({"127.0.0.1", "localhost", "[::1]"})
+
+
+def _refuse_foreign(handler: RequestHandler) -> None:
+    """``403`` unless the request comes from this machine and, in a browser, from the page."""
+    refusal = request_refusal(handler)
+    if refusal is not None:
+        raise HTTPError(403, refusal)
 
 
 class _LocalHandler(RequestHandler):
-    """Refuses requests whose ``Host`` is not a loopback name (DNS rebinding)."""
+    """Refuses foreign requests: DNS rebinding, other web pages (see :func:`_refuse_foreign`)."""
 
     def prepare(self) -> None:
-        host = self.request.host_name.lower()
-        if host not in _LOCAL_HOSTS:
-            raise HTTPError(403)
+        _refuse_foreign(self)
 
     def set_default_headers(self) -> None:
         self.set_header("Cache-Control", "no-store")
@@ -72,8 +77,7 @@ class _StaticHandler(StaticFileHandler):
     """``GET /static/<file>``: the page's CSS and JavaScript, never cached (a dev tool)."""
 
     def prepare(self) -> None:
-        if self.request.host_name.lower() not in _LOCAL_HOSTS:
-            raise HTTPError(403)
+        _refuse_foreign(self)
 
     def set_extra_headers(self, path: str) -> None:
         self.set_header("Cache-Control", "no-cache")

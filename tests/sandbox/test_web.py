@@ -8,6 +8,7 @@ from dataclasses import dataclass
 
 import httpx
 import pytest
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.sandbox.server import FakeBotApiServer
 from bot.sandbox.web import STATIC_DIR, page_routes
@@ -60,6 +61,149 @@ async def test_a_foreign_host_name_is_refused(served: Served) -> None:
         response = await served.client.get(path, headers={"Host": "evil.example"})
         assert response.status_code == 403, path
     assert (await served.client.get("/", headers={"Host": "localhost:1"})).status_code == 200
+
+
+def bot_for(served: Served) -> Bot:
+    """python-telegram-bot over HTTP, as the sandbox's bot talks to the emulator."""
+    server = served.server
+    return Bot(served.world.api.token, server.base_url, server.base_file_url)
+
+
+def own_origin(served: Served) -> dict[str, str]:
+    """What Chromium adds to the page's own ``fetch`` posts."""
+    return {"Origin": served.server.url, "Sec-Fetch-Site": "same-origin"}
+
+
+async def test_the_bot_api_refuses_a_foreign_host_name(served: Served) -> None:
+    # DNS rebinding: another site's name, resolving to 127.0.0.1, could read what it asks for.
+    client, api, group = served.client, served.world.api, served.world.group
+    port = served.server.port
+    for host in ("evil.example", f"evil.example:{port}", f"127.0.0.1.evil.example:{port}"):
+        me = await client.get(f"/bot{api.token}/getMe", headers={"Host": host})
+        assert me.status_code == 403, host
+        assert me.json() == {
+            "ok": False,
+            "error_code": 403,
+            "description": "Forbidden: the Host is not this machine",
+        }
+        sent = await client.post(
+            f"/bot{api.token}/sendMessage",
+            data={"chat_id": str(group.id), "text": "hi"},
+            headers={"Host": host},
+        )
+        assert sent.status_code == 403, host
+    assert api.messages(group) == [] and api.calls_of("sendMessage") == []
+    for host in (f"localhost:{port}", f"[::1]:{port}", "LOCALHOST"):
+        me = await client.get(f"/bot{api.token}/getMe", headers={"Host": host})
+        assert me.json()["result"]["username"] == "cardroom_bot", host
+
+
+async def test_files_are_served_to_the_bot_not_to_other_sites(served: Served) -> None:
+    table = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + (64).to_bytes(4, "big") * 2 + b"A spades"
+    async with bot_for(served) as bot:
+        sent = await bot.send_photo(served.world.group.id, table)
+        file = await bot.get_file(sent.photo[-1].file_id)
+        assert bytes(await file.download_as_bytearray()) == table
+    assert file.file_path is not None and "/file/bot" in file.file_path
+    for foreign in ({"Host": "evil.example"}, {"Sec-Fetch-Site": "cross-site"}):
+        refused = await served.client.get(file.file_path, headers=foreign)
+        assert refused.status_code == 403, foreign
+        assert b"A spades" not in refused.content
+    typed = await served.client.get(file.file_path, headers={"Sec-Fetch-Site": "none"})
+    assert typed.content == table
+
+
+async def test_another_web_page_cannot_set_the_webhook(served: Served) -> None:
+    # A plain HTML form or an <img src> on any site needs no CORS preflight; a webhook would
+    # stop the sandbox's bot, which long-polls.
+    client, api = served.client, served.world.api
+    url = f"/bot{api.token}/setWebhook"
+    hook = {"url": "https://evil.example/hook"}
+    form = await client.post(url, data=hook, headers={"Origin": "http://evil.example"})
+    assert form.status_code == 403
+    assert form.json()["description"] == "Forbidden: the request comes from another origin"
+    for site in ("cross-site", "same-site"):
+        image = await client.get(url, params=hook, headers={"Sec-Fetch-Site": site})
+        assert image.status_code == 403, site
+        assert image.json()["description"] == "Forbidden: the request comes from another site"
+    # Another loopback origin (another local web server, another port) is another page too.
+    for origin in ("http://localhost:{port}", "http://127.0.0.1:1", "https://127.0.0.1:{port}"):
+        other = origin.format(port=served.server.port)
+        refused = await client.post(url, data=hook, headers={"Origin": other})
+        assert refused.status_code == 403, other
+    assert api.webhook is None and api.calls_of("setWebhook") == []
+
+    async with bot_for(served) as bot:  # python-telegram-bot sends neither header
+        assert await bot.set_webhook("https://example.org/hook")
+    assert api.webhook is not None and api.webhook.url == "https://example.org/hook"
+
+
+async def test_updates_are_read_only_without_a_foreign_site(served: Served) -> None:
+    # Updates carry what players write and press: another site must not read them.
+    client, world = served.client, served.world
+    anna = next(iter(world.api.users.values()))
+    await world.send(anna.id, world.group.id, "/new my hand")
+    url = f"/bot{world.api.token}/getUpdates"
+    refused = await client.get(url, headers={"Sec-Fetch-Site": "cross-site"})
+    assert refused.status_code == 403 and "my hand" not in refused.text
+    for allowed in ({}, {"Sec-Fetch-Site": "none"}, own_origin(served)):
+        read = await client.get(url, headers=allowed)
+        assert read.status_code == 200, allowed
+        assert read.json()["result"][-1]["message"]["text"] == "/new my hand"
+
+
+async def test_the_page_answers_only_its_own_origin(served: Served) -> None:
+    client, world = served.client, served.world
+    anna = next(iter(world.api.users.values()))
+    sent = await client.post(
+        "/sandbox/api/send",
+        json={"user_id": anna.id, "chat_id": world.group.id, "text": "from the page"},
+        headers=own_origin(served),
+    )
+    assert sent.status_code == 200
+    localhost = served.server.url.replace("127.0.0.1", "localhost")
+    for foreign in (
+        {"Origin": "http://evil.example"},
+        {"Origin": "null"},
+        {"Origin": localhost, "Sec-Fetch-Site": "same-site"},
+        {"Sec-Fetch-Site": "cross-site"},
+    ):
+        refused = await client.post(
+            "/sandbox/api/send",
+            json={"user_id": anna.id, "chat_id": world.group.id, "text": "from elsewhere"},
+            headers=foreign,
+        )
+        assert refused.status_code == 403, foreign
+        assert "another" in refused.json()["error"]
+    assert [message.text for message in world.api.messages(world.group)] == ["from the page"]
+
+    cross_site = {"Sec-Fetch-Site": "cross-site"}
+    for path in ("/", "/static/sandbox.js", "/sandbox/api/state"):
+        assert (await client.get(path, headers=cross_site)).status_code == 403, path
+        own = await client.get(path, headers={"Sec-Fetch-Site": "same-origin"})
+        assert own.status_code == 200, path
+    assert (await client.get("/", headers={"Sec-Fetch-Site": "none"})).status_code == 200
+
+
+async def test_a_form_on_another_site_cannot_press_a_button(served: Served) -> None:
+    client, world = served.client, served.world
+    anna = next(iter(world.api.users.values()))
+    markup = InlineKeyboardMarkup([[InlineKeyboardButton("Fold", callback_data="fold")]])
+    async with bot_for(served) as bot:
+        message = await bot.send_message(world.group.id, "Your turn", reply_markup=markup)
+    press = {
+        "user_id": str(anna.id),
+        "chat_id": str(world.group.id),
+        "message_id": str(message.message_id),
+        "data": "fold",
+    }
+    browser_form = {"Origin": "http://evil.example", "Sec-Fetch-Site": "cross-site"}
+    foreign = await client.post("/sandbox/api/press", data=press, headers=browser_form)
+    assert foreign.status_code == 403
+    # Even from the page's own origin a form body is refused: the page posts JSON only.
+    form = await client.post("/sandbox/api/press", data=press, headers=own_origin(served))
+    assert form.status_code == 415
+    assert world.api.callbacks == {}
 
 
 async def test_actions_are_json_posts(served: Served) -> None:
