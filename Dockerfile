@@ -1,10 +1,14 @@
 # Cardroom: the bot in a slim Python image, as a non-root user, SQLite on a volume.
+# In webhook mode (WEBHOOK_URL set) it listens on all the container's interfaces, port 8443
+# (WEBHOOK_PORT): publish that port to the TLS proxy only. Posts without the webhook secret
+# are refused either way.
 FROM python:3.11-slim
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
-    DATABASE_URL=sqlite+aiosqlite:////data/cardroom.db
+    DATABASE_URL=sqlite+aiosqlite:////data/cardroom.db \
+    WEBHOOK_LISTEN=0.0.0.0
 
 WORKDIR /app
 COPY pyproject.toml README.md alembic.ini ./

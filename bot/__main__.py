@@ -7,27 +7,71 @@ emulator on 127.0.0.1, with a chat page to play in the browser (see :mod:`bot.sa
 from __future__ import annotations
 
 import argparse
+import asyncio
 import logging
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from bot.settings import MissingTokenError, Settings
+from pydantic import ValidationError
+
+from bot.redaction import (
+    SecretRedactor,
+    redact_logs,
+    redact_uncaught_exceptions,
+    secrets_to_redact,
+)
+from bot.settings import MissingTokenError, Settings, describe_errors
+
+if TYPE_CHECKING:
+    from bot.app import App
+
+logger = logging.getLogger(__name__)
 
 ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
 SANDBOX_PORT = 8080
 
 
-def configure_logging(level: str) -> None:
+def configure_logging(level: str, secrets: Mapping[str, str] | None = None) -> SecretRedactor:
+    """Log to stderr at ``level``, with ``secrets`` (each with its placeholder) replaced in
+    every log line and in the traceback of an uncaught exception; the redactor doing it."""
     logging.basicConfig(
         level=level.upper(),
         format="%(asctime)s %(levelname)s %(name)s: %(message)s",
         stream=sys.stderr,
     )
-    # httpx logs every request URL, and the URL holds the bot token.
+    # httpx logs every request at INFO: noise, one line per Bot API call.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     # APScheduler warns when a poll is skipped because the previous one still runs: expected.
     logging.getLogger("apscheduler").setLevel(logging.ERROR)
+    redactor = SecretRedactor(secrets or {})
+    redact_logs(redactor)
+    redact_uncaught_exceptions(redactor)
+    return redactor
+
+
+def report_bad_settings(error: ValidationError) -> int:
+    """One line per bad setting on stderr; the exit status for a configuration error."""
+    for line in describe_errors(error):
+        print(f"cardroom: {line}", file=sys.stderr)
+    return 2
+
+
+def log_in(application: App) -> None:
+    """Check the token (``getMe``) on the event loop ``run_polling``/``run_webhook`` will use.
+
+    python-telegram-bot checks it too, but logs a refused token at ERROR with its traceback
+    before it raises; checked here first, a refusal is one line from :func:`main`, and the
+    bot stays initialized, so the run does not ask again.
+    """
+    loop = asyncio.new_event_loop()
+    asyncio.set_event_loop(loop)
+    try:
+        loop.run_until_complete(application.bot.initialize())
+    except BaseException:
+        loop.close()
+        raise
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -67,32 +111,53 @@ def main(argv: Sequence[str] | None = None) -> int:
     arguments = parse_arguments(argv)
     if arguments.sandbox:
         return sandbox(arguments.port, arguments.database_url)
-    settings = Settings()
     try:
-        settings.require_token()
+        settings = Settings()
+        token = settings.require_token()
+    except ValidationError as error:
+        return report_bad_settings(error)
     except MissingTokenError as error:
         print(f"cardroom: {error}", file=sys.stderr)
         return 2
-    configure_logging(settings.log_level)
+    webhook_secret = settings.webhook_secret_token() if settings.webhook_url else None
+    redactor = configure_logging(settings.log_level, secrets_to_redact(token, webhook_secret))
+
+    from telegram.error import InvalidToken
 
     from bot.app import build_application
     from bot.storage.migrate import upgrade
 
     upgrade(settings.database_url)
     application = build_application(settings, settle_memory=True)
-    if settings.webhook_url:
-        secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
-        application.run_webhook(
-            listen=settings.webhook_listen,
-            port=settings.webhook_port,
-            webhook_url=settings.webhook_url,
-            # The path Telegram posts to, as it arrives behind a proxy that keeps it.
-            url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
-            secret_token=secret,
-            allowed_updates=ALLOWED_UPDATES,
+    try:
+        log_in(application)
+        if settings.webhook_url:
+            if settings.webhook_secret is None:
+                logger.info(
+                    "WEBHOOK_SECRET is not set: the webhook accepts only posts carrying a "
+                    "secret derived from the token"
+                )
+            application.run_webhook(
+                listen=settings.webhook_listen,
+                port=settings.webhook_port,
+                webhook_url=settings.webhook_url,
+                # The path Telegram posts to, as it arrives behind a proxy that keeps it.
+                url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
+                # Tornado answers 403 to a post without it: no update from anyone else.
+                secret_token=webhook_secret,
+                allowed_updates=ALLOWED_UPDATES,
+            )
+        else:
+            application.run_polling(allowed_updates=ALLOWED_UPDATES)
+    except InvalidToken as error:
+        # The exception's own message quotes the token; its cause is Telegram's answer.
+        answer = redactor.redact(str(error.__cause__ or error))
+        print(
+            f"cardroom: Telegram refused TELEGRAM_BOT_TOKEN ({answer}): "
+            "copy the token from @BotFather again",
+            file=sys.stderr,
         )
-    else:
-        application.run_polling(allowed_updates=ALLOWED_UPDATES)
+        return 2
     return 0
 
 
@@ -103,7 +168,10 @@ def sandbox(port: int, database_url: str | None) -> int:
         from bot.sandbox.run import SANDBOX_DATABASE_URL, run_sandbox
         from bot.storage.migrate import upgrade
 
-        settings = Settings(database_url=database_url or SANDBOX_DATABASE_URL)
+        try:
+            settings = Settings(database_url=database_url or SANDBOX_DATABASE_URL)
+        except ValidationError as error:
+            return report_bad_settings(error)
         configure_logging(settings.log_level)
         upgrade(settings.database_url)
         return run_sandbox(settings, port=port, languages=SUPPORTED_LANGUAGES)

@@ -2,10 +2,24 @@
 
 from __future__ import annotations
 
-from pydantic import Field, SecretStr
+import hashlib
+import hmac
+import re
+import typing
+from typing import Any
+
+from pydantic import Field, SecretStr, ValidationError, field_validator
+from pydantic_core import ErrorDetails
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/cardroom.db"
+
+#: What Telegram accepts as a webhook's ``secret_token``.
+WEBHOOK_SECRET_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,256}")
+#: The message of the HMAC that derives a webhook secret from the token (see
+#: :meth:`Settings.webhook_secret_token`); changing it changes every derived secret.
+WEBHOOK_SECRET_DERIVATION = b"cardroom webhook secret"
+LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
 
 
 class MissingTokenError(Exception):
@@ -24,9 +38,30 @@ class Settings(BaseSettings):
     computer_delay_seconds: float = Field(default=1.5, ge=0, le=30)
     webhook_url: str | None = None
     webhook_secret: SecretStr | None = None
-    webhook_listen: str = "0.0.0.0"
-    webhook_port: int = 8443
+    # Loopback: a TLS proxy on the same host forwards to it. A container sets 0.0.0.0.
+    webhook_listen: str = "127.0.0.1"
+    webhook_port: int = Field(default=8443, ge=1, le=65535)
     log_level: str = "INFO"
+
+    @field_validator("webhook_secret", mode="before")
+    @classmethod
+    def _secret_telegram_accepts(cls, value: Any) -> Any:
+        raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if raw is None or raw == "":
+            return None  # ``WEBHOOK_SECRET=`` as in .env.example: derive one
+        if not isinstance(raw, str) or not WEBHOOK_SECRET_PATTERN.fullmatch(raw):
+            raise ValueError(
+                "must be 1 to 256 characters, each a letter A-Z or a-z, a digit, _ or -"
+            )
+        return value
+
+    @field_validator("log_level")
+    @classmethod
+    def _known_log_level(cls, value: str) -> str:
+        level = value.strip().upper()
+        if level not in LOG_LEVELS:
+            raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
+        return level
 
     def require_token(self) -> str:
         """The bot token, or :class:`MissingTokenError` when it is not configured."""
@@ -36,3 +71,61 @@ class Settings(BaseSettings):
                 "environment or in .env (see .env.example)."
             )
         return self.telegram_bot_token.get_secret_value()
+
+    def webhook_secret_token(self) -> str:
+        """The secret Telegram must send with every webhook post: ``WEBHOOK_SECRET``, or one
+        derived from the token when it is not set (see :func:`derive_webhook_secret`)."""
+        if self.webhook_secret is not None:
+            return self.webhook_secret.get_secret_value()
+        return derive_webhook_secret(self.require_token())
+
+
+def derive_webhook_secret(token: str) -> str:
+    """A webhook secret only the token's holder can compute: HMAC-SHA256 of a fixed message
+    keyed by the token, in hex.
+
+    Not random per process: several processes behind one webhook URL each call
+    ``setWebhook``, and with secrets of their own the last one would lock the others out. Derived,
+    it is the same in every process and across restarts, and changes when the token does.
+    """
+    return hmac.new(token.encode(), WEBHOOK_SECRET_DERIVATION, hashlib.sha256).hexdigest()
+
+
+def describe_errors(error: ValidationError) -> list[str]:
+    """One line per bad setting, naming its environment variable and what it may be."""
+    return [_describe(details) for details in error.errors()]
+
+
+def _describe(details: ErrorDetails) -> str:
+    name = str(details["loc"][0]) if details["loc"] else ""
+    field = Settings.model_fields.get(name)
+    variable = name.upper() or "the settings"
+    kind = details["type"]
+    context = details.get("ctx") or {}
+    if kind == "value_error" and "error" in context:
+        allowed = str(context["error"])
+    elif kind == "int_parsing":
+        allowed = "must be a whole number"
+    elif kind == "float_parsing":
+        allowed = "must be a number"
+    elif kind in ("greater_than_equal", "less_than_equal") and field is not None:
+        allowed = _range_of(field.metadata)
+    else:
+        allowed = f"is not valid: {details['msg']}"
+    if field is not None and _is_secret(field.annotation):
+        return f"{variable} {allowed}"  # never echo a secret
+    return f"{variable} {allowed} (got {details['input']!r})"
+
+
+def _range_of(constraints: list[Any]) -> str:
+    lowest = next((c.ge for c in constraints if hasattr(c, "ge")), None)
+    highest = next((c.le for c in constraints if hasattr(c, "le")), None)
+    if lowest is not None and highest is not None:
+        return f"must be between {lowest} and {highest}"
+    if lowest is not None:
+        return f"must be at least {lowest}"
+    return f"must be at most {highest}"
+
+
+def _is_secret(annotation: Any) -> bool:
+    return annotation is SecretStr or SecretStr in typing.get_args(annotation)
