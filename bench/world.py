@@ -24,6 +24,7 @@ from telegram.ext import AIORateLimiter, BaseRateLimiter
 
 from bench import clone
 from bot.app import App, build_application
+from bot.services.authority import Origin
 from bot.services.types import Actor, ChatRef, GameSnapshot
 from bot.settings import Settings
 from bot.storage.migrate import upgrade_async
@@ -192,14 +193,12 @@ class World:
         snapshot = await room.lobby.open(where, actors[0], key)
         if seed is not None:
             await self.reseed(snapshot.game_id, seed)
+        # Pressed on the lobby, which is not drawn yet: the chat is what is checked.
+        table = Origin(group.id, 0)
         for actor in actors[1:]:
             await room.lobby.mark_started(actor)
-            await room.lobby.join(snapshot.game_id, actor)
-
-        async def host() -> bool:
-            return True
-
-        room.publisher.publish(await room.lobby.start(snapshot.game_id, actors[0], host))
+            await room.lobby.join(snapshot.game_id, actor, table)
+        room.publisher.publish(await room.lobby.start(snapshot.game_id, actors[0], table))
         game = BenchGame(snapshot.game_id, key, group, players)
         self.games.append(game)
         return game

@@ -29,7 +29,6 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger(__name__)
 
-ALLOWED_UPDATES = ["message", "callback_query", "my_chat_member"]
 SANDBOX_PORT = 8080
 
 
@@ -124,7 +123,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from telegram.error import InvalidToken
 
-    from bot.app import build_application
+    from bot.app import ALLOWED_UPDATES, build_application
     from bot.storage.migrate import upgrade
 
     upgrade(settings.database_url)
@@ -145,10 +144,10 @@ def main(argv: Sequence[str] | None = None) -> int:
                 url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
                 # Tornado answers 403 to a post without it: no update from anyone else.
                 secret_token=webhook_secret,
-                allowed_updates=ALLOWED_UPDATES,
+                allowed_updates=list(ALLOWED_UPDATES),
             )
         else:
-            application.run_polling(allowed_updates=ALLOWED_UPDATES)
+            application.run_polling(allowed_updates=list(ALLOWED_UPDATES))
     except InvalidToken as error:
         # The exception's own message quotes the token; its cause is Telegram's answer.
         answer = redactor.redact(str(error.__cause__ or error))

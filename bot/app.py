@@ -32,10 +32,16 @@ from bot.telegram.delivery import GROUP_INTERVAL, PRIVATE_INTERVAL, Publisher
 from bot.telegram.handlers import Cardroom
 from bot.telegram.limits import MessageRateLimiter
 from bot.telegram.poller import POLL_SECONDS, DeadlinePoller
+from bot.telegram.rights import TelegramRights
 
 logger = logging.getLogger(__name__)
 
 App = Application[Any, Any, Any, Any, Any, Any]
+
+#: The updates the bot asks Telegram for: messages (commands, a member leaving a group),
+#: button presses, its own membership (added, removed, blocked, unblocked) and other
+#: members' (a member leaving a group where the bot is an admin).
+ALLOWED_UPDATES = ("message", "callback_query", "my_chat_member", "chat_member")
 
 #: The collector's first-generation threshold once the bot is up (Python's default: 700).
 GC_THRESHOLD = 50_000
@@ -93,7 +99,6 @@ def build_application(
     db = Database.from_url(settings.database_url)
     store = GameStore(settings.computer_delay_seconds, clock)
     locks = GameLocks()
-    play = PlayService(db, store, locks)
     # Updates are handled concurrently: a reply waiting for its group's flood budget must not
     # hold up every other chat. Presses on one game are ordered by the game's lock and its
     # version check, so handling them together is safe.
@@ -133,6 +138,9 @@ def build_application(
     application = (
         builder.post_init(post_init).post_stop(post_stop).post_shutdown(post_shutdown).build()
     )
+    rights = TelegramRights(application.bot)
+    play = PlayService(db, store, locks, rights)
+    lobby = LobbyService(db, store, locks, settings.turn_seconds, rights)
     publisher = Publisher(
         application.bot,
         play.remember_table,
@@ -142,12 +150,13 @@ def build_application(
         wall_clock=clock,
     )
     room = Cardroom(
-        lobby=LobbyService(db, store, locks, settings.turn_seconds),
+        lobby=lobby,
         play=play,
         stats=StatsService(db),
         publisher=publisher,
-        languages=LanguageService(db),
-        poller=DeadlinePoller(play, publisher, poll_seconds),
+        languages=LanguageService(db, rights),
+        poller=DeadlinePoller(play, lobby, publisher, poll_seconds),
+        rights=rights,
     )
     application.bot_data["cardroom"] = room
     publisher.on_chat_moved = room.move_chat

@@ -8,7 +8,7 @@ views; all words come from the i18n catalogs).
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from random import Random
 from typing import Any, Generic, Protocol, TypeVar
@@ -122,8 +122,39 @@ def places_from_ranking(keys: Sequence[Any]) -> tuple[int, ...]:
     return tuple(1 + sum(1 for other in keys if other < key) for key in keys)
 
 
+def counted_outcome(outcome: Outcome, abandoned: Collection[int]) -> Outcome:
+    """``outcome`` as it counts when the players of the ``abandoned`` seats left before the end.
+
+    Leaving never pays (the rule of every game, see :class:`Rules`): the seats that stayed keep
+    their order and their ties among themselves and all rank above every abandoned seat; the
+    abandoned seats share the place after the last seat that stayed — tied among themselves,
+    so that nobody gains on another leaver by leaving first. With nobody staying they all share
+    the first place, a draw that counts for none of them (the ratings see to that). Places are
+    a competition ranking, as :func:`places_from_ranking` gives them; the scores are kept as
+    the game counted them, being what was on the table.
+    """
+    if not any(seat in abandoned for seat in range(len(outcome.places))):
+        return outcome
+    keys = [
+        (1, 0) if seat in abandoned else (0, place) for seat, place in enumerate(outcome.places)
+    ]
+    return Outcome(places_from_ranking(keys), outcome.scores)
+
+
 class Rules(Protocol[S, A]):
-    """One game. The registry maps each game key to an object implementing this."""
+    """One game. The registry maps each game key to an object implementing this.
+
+    **Leaving never pays.** This is the one place that says what an abandoned seat scores, and
+    it says it for every game: none of the five has an exception, so no engine implements it
+    or knows who left. A seat is *abandoned* when its player blocked the bot, left the group or
+    missed his turns until the computer took the seat over, and did not take it back before the
+    game ended — whether it ran to its end or stopped early because every person was away. An
+    abandoned seat ranks below every seat that stayed (people and computer players alike) — a
+    loss — whatever :meth:`outcome` or :meth:`standings` said: the services pass what those
+    say through :func:`counted_outcome` before anything is shown, recorded or rated, and no
+    absent player's rating rises from the game. Otherwise a player ahead could bank his lead
+    by walking away and letting the computer finish, or stop, the game for him.
+    """
 
     @property
     def key(self) -> str:

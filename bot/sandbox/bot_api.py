@@ -59,6 +59,8 @@ __all__ = [
 ]
 
 DEFAULT_TOKEN: Final = "123456789:AAFakeTokenForCardroomTests-0123456789"
+#: Telegram's shared sender of every anonymous admin's message (GroupAnonymousBot).
+ANONYMOUS_ADMIN_ID: Final = 1087968824
 """The default bot token; the part before ``:`` is the bot's user id, as on Telegram."""
 
 ChatRef = int | FakeChat | FakeUser
@@ -409,6 +411,13 @@ class FakeBotApi:
         self._network_faults: list[_NetworkFault] = []
         self._in_flight = 0
         self._last_activity = float("-inf")
+        self.anonymous_admin = FakeUser(
+            id=ANONYMOUS_ADMIN_ID,
+            first_name="Group",
+            username="GroupAnonymousBot",
+            language_code=None,
+            is_bot=True,
+        )
         self._user_ids = itertools.count(100_000_001)
         self._group_ids = itertools.count(1)
         self._callback_ids = itertools.count(1)
@@ -650,6 +659,16 @@ class FakeBotApi:
         """Make ``user`` a member of a group (no update is sent)."""
         self.chat(chat).member_ids.add(user.id)
 
+    async def leave_group(self, user: FakeUser, chat: ChatRef) -> None:
+        """``user`` leaves a group: the bot sees a ``left_chat_member`` service message."""
+        group = self.chat(chat)
+        group.member_ids.discard(user.id)
+        group.admin_ids.discard(user.id)
+        message = self._new_message(group, user)
+        message.service = {"left_chat_member": user.to_dict()}
+        if group.bot_status not in ("left", "kicked"):
+            await self._enqueue("message", {"message": self._message_dict(message)})
+
     def start_bot(self, user: FakeUser) -> None:
         """Mark ``user`` as having started (and not blocked) the bot; enqueues nothing."""
         user.started = True
@@ -734,6 +753,20 @@ class FakeBotApi:
             await self._enqueue("message", {"message": self._message_dict(message)})
         return message
 
+    async def send_as_group(self, admin: FakeUser, chat: ChatRef, text: str) -> FakeMessage:
+        """An anonymous admin writes ``text`` in a group: the message comes from Telegram's
+        shared GroupAnonymousBot, on behalf of the group itself."""
+        group = self.chat(chat)
+        if admin.id not in group.admin_ids:
+            raise ValueError(f"{admin.first_name} is not an admin of chat {group.id}")
+        message = self._new_message(group, self.anonymous_admin)
+        message.sender_chat = group
+        message.text = message.raw_text = text
+        message.entities = _user_entities(text)
+        if self._bot_receives(message):
+            await self._enqueue("message", {"message": self._message_dict(message)})
+        return message
+
     async def edit_text(self, user: FakeUser, message: FakeMessage, text: str) -> FakeMessage:
         """``user`` edits their own message; sends an ``edited_message`` update."""
         if message.sender is not user:
@@ -793,7 +826,8 @@ class FakeBotApi:
     async def _callback(self, user: FakeUser, message: FakeMessage, data: str) -> FakeCallback:
         if message.chat.is_private and message.chat.user is not user:
             raise ValueError(f"{user.first_name} cannot see another user's DM")
-        if message.chat.is_group:
+        if message.chat.is_group and message.chat.username is None:
+            # Only members see a private group's messages; a public group's are for anyone.
             message.chat.member_ids.add(user.id)
         callback = FakeCallback(
             id=str(4_100_000_000_000_000_000 + next(self._callback_ids) * 1_000 + user.id % 1000),
@@ -1070,6 +1104,8 @@ class FakeBotApi:
             "chat": message.chat.to_dict(),
             "date": message.date,
         }
+        if message.sender_chat is not None:
+            data["sender_chat"] = message.sender_chat.to_dict()
         if message.message_thread_id is not None:
             data["message_thread_id"] = message.message_thread_id
         if message.is_topic_message:

@@ -291,6 +291,8 @@ class FakeMessage:
     message_id: int
     sender: FakeUser
     date: int
+    sender_chat: FakeChat | None = None
+    """The chat a message was sent on behalf of (an anonymous admin writes as the group)."""
     text: str | None = None
     entities: list[JSONDict] = field(default_factory=list)
     raw_text: str | None = None

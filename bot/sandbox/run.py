@@ -18,7 +18,7 @@ from typing import Final, TextIO
 
 from pydantic import SecretStr
 
-from bot.app import App, build_application
+from bot.app import ALLOWED_UPDATES, App, build_application
 from bot.settings import Settings
 
 from .server import FakeBotApiServer
@@ -33,7 +33,6 @@ SANDBOX_DATABASE_URL: Final = "sqlite+aiosqlite:///./data/sandbox.db"
 """The sandbox's own database: its games and leaderboards never mix with a real bot's."""
 
 HOST: Final = "127.0.0.1"
-ALLOWED_UPDATES: Final = ("message", "callback_query", "my_chat_member")
 
 
 def sandbox_settings(settings: Settings, base_url: str) -> Settings:

@@ -7,9 +7,10 @@ the results when the game is over — all in the caller's transaction.
 
 from __future__ import annotations
 
+import logging
 import sqlite3
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from random import Random
 from typing import Any, Protocol
@@ -24,7 +25,9 @@ from bot.services.snapshots import (
     GameColumns,
     SeatColumns,
     UserColumns,
+    abandoned_seats,
     build_snapshot,
+    outcome_as_counted,
     seat_infos,
 )
 from bot.services.types import GameSnapshot, SeatInfo, ServiceError
@@ -42,6 +45,8 @@ from bot.storage.models import (
 )
 from bot.storage.repositories import Actions, Games, Results
 
+logger = logging.getLogger(__name__)
+
 #: How many public events the table's short log keeps.
 RECENT_EVENTS = 5
 
@@ -55,6 +60,24 @@ class StepLike(Protocol):
     def state(self) -> Any: ...
     @property
     def events(self) -> tuple[Event, ...]: ...
+
+
+async def advance_each(
+    game_ids: Sequence[int], advance: Callable[[int], Awaitable[GameSnapshot | None]]
+) -> list[GameSnapshot]:
+    """Move on each due game, one transaction each: the snapshots of those that changed. A
+    game refused on the way (another process or a press got there first: nothing is due any
+    more) is skipped."""
+    changed = []
+    for game_id in game_ids:
+        try:
+            snapshot = await advance(game_id)
+        except ServiceError as refused:
+            logger.debug("Game %s not moved on: %s", game_id, refused.code)
+            continue
+        if snapshot is not None:
+            changed.append(snapshot)
+    return changed
 
 
 def step_rng(seed: int, version: int) -> Random:
@@ -244,7 +267,9 @@ class GameStore:
         """Save ``state`` as the next version of ``game``; refuse if the version moved on.
 
         ``outcome`` ends an unfinished game with these places (everyone left: the
-        standings); otherwise the rules say whether ``state`` is over.
+        standings); otherwise the rules say whether ``state`` is over. A finished game's
+        results and ratings count its outcome as the snapshot shows it: the seats abandoned
+        at the end below every seat that stayed (:func:`~bot.games.engine.counted_outcome`).
         """
         row, rules = game.row, game.rules
         values, outcome = self.columns(
@@ -260,10 +285,12 @@ class GameStore:
             raise ServiceError("play.stale")
         new_version = row.version + 1
         await Actions(game.session).append(row.id, new_version, seat, source, action, now)
-        if outcome is not None:
+        infos = game.infos
+        counted = outcome_as_counted(outcome, infos)
+        if counted is not None:
             results = Results(game.session)
-            for info, place in zip(game.infos, outcome.places, strict=True):
-                score = outcome.scores[info.seat] if outcome.scores is not None else None
+            for info, place in zip(infos, counted.places, strict=True):
+                score = counted.scores[info.seat] if counted.scores is not None else None
                 results.add(
                     ResultRow(
                         game_id=row.id,
@@ -271,7 +298,7 @@ class GameStore:
                         user_id=info.user_id,
                         place=place,
                         score=score,
-                        players=len(game.infos),
+                        players=len(infos),
                         game_key=row.game_key,
                         chat_id=row.chat_id,
                     )
@@ -281,8 +308,9 @@ class GameStore:
                 game_id=row.id,
                 chat_id=row.chat_id,
                 game_key=row.game_key,
-                players=[info.user_id for info in game.infos],
-                places=outcome.places,
+                players=[info.user_id for info in infos],
+                places=counted.places,
+                abandoned=abandoned_seats(infos),
             )
         games.mirror(row, version=new_version, **values)
         return game.snapshot(state=state, events=events)

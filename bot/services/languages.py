@@ -9,14 +9,16 @@ memory: they change rarely and are read on every update.
 from __future__ import annotations
 
 from bot.i18n import SUPPORTED_LANGUAGES, pick_language
-from bot.services.types import Actor, AdminCheck, ChatRef, ServiceError
+from bot.services.authority import ChatRights
+from bot.services.types import Actor, ChatRef, ServiceError
 from bot.storage.database import Database
 from bot.storage.repositories import Chats, Games, Users
 
 
 class LanguageService:
-    def __init__(self, db: Database) -> None:
+    def __init__(self, db: Database, rights: ChatRights) -> None:
         self.db = db
+        self.rights = rights
         self._users: dict[int, str | None] = {}
         self._chats: dict[int, str | None] = {}
 
@@ -52,7 +54,7 @@ class LanguageService:
                 row.language = language
             self._chats[chat.chat_id] = row.language
 
-    async def choose(self, chat: ChatRef, actor: Actor, language: str, admin: AdminCheck) -> str:
+    async def choose(self, chat: ChatRef, actor: Actor, language: str) -> str:
         """/language: a user's own choice in a DM; a group's by an admin or a lobby creator."""
         if language not in SUPPORTED_LANGUAGES:
             raise ServiceError("language.unknown")
@@ -68,7 +70,9 @@ class LanguageService:
             game = await Games(session).open_in_topic(chat.chat_id, chat.topic_id)
             creator = game.creator_id if game is not None else None
         # Telegram is asked outside the transaction: nothing waits on it holding the database.
-        if creator != actor.user_id and not await admin():
+        if creator != actor.user_id and not await self.rights.is_admin(
+            chat.chat_id, actor.user_id
+        ):
             raise ServiceError("language.admin_only")
         async with self.db.transaction() as session:
             row = await Chats(session).upsert(chat.chat_id, chat.kind, chat.title)

@@ -1,31 +1,46 @@
 """Lobby use cases: open, join (also through a deep link), leave, computers, options, start,
-cancel and rematch. Each is one transaction."""
+cancel, rematch and the lobby's own timers. Each is one transaction.
+
+Every press is authorised against the game it names (:mod:`bot.services.authority`): it must
+come from the game's table message in the game's chat; joining asks Telegram whether the
+person is in that chat; running the lobby (computers, options, start, cancel) is for its
+creator or the chat's admins.
+
+A lobby does not wait for ever: after :data:`LOBBY_IDLE_SECONDS` without a press it closes
+and frees its chat (or forum topic). A rematch is a lobby too — for the same seats, each person
+confirming with Join; it is dealt as soon as the last of them confirms, and the invitations of
+those who did not lapse after :data:`REMATCH_SECONDS`.
+"""
 
 from __future__ import annotations
 
 import logging
 import secrets
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
 
-from bot.games.engine import AUTOPILOT_AFTER, DEALER, TURN_SECONDS, Outcome, Rules
+from bot.games.engine import AUTOPILOT_AFTER, DEALER, TURN_SECONDS, Event, Outcome, Rules
 from bot.games.registry import GAMES, get_rules
-from bot.services.games import GameStore, LoadedGame, step_rng
+from bot.services.authority import ChatRights, Origin, is_person, require_table
+from bot.services.games import GameStore, LoadedGame, advance_each, step_rng
 from bot.services.locks import GameLocks
 from bot.services.snapshots import DEFAULT_AUTOPILOT_AFTER
 from bot.services.types import (
+    INVITED,
+    PREVIOUS,
+    REMATCH_OF,
+    REMATCHED,
     SERIES,
     Actor,
-    AdminCheck,
     ChatRef,
     GameSnapshot,
     JoinResult,
     ServiceError,
 )
 from bot.storage.database import Database
-from bot.storage.models import CANCELLED, LOBBY, PLAYING, GameRow, SeatRow
+from bot.storage.models import CANCELLED, FINISHED, LOBBY, PLAYING, GameRow, SeatRow
 from bot.storage.repositories import ChatMoves, Chats, Games, Seats, Users
 
 logger = logging.getLogger(__name__)
@@ -34,6 +49,12 @@ logger = logging.getLogger(__name__)
 AUTOPILOT_CHOICES = (1, 2, 3, 5)
 #: Turn windows a lobby can choose, in seconds (the configured default is added if missing).
 TURN_CHOICES = (30, 60, 90, 120, 300)
+#: A lobby nobody has pressed anything in for this long closes and frees its chat.
+LOBBY_IDLE_SECONDS = 30 * 60
+#: How long the players of a finished game have to confirm its rematch.
+REMATCH_SECONDS = 60
+#: Lobbies whose timer has run out that one poller pass handles at most.
+DUE_BATCH = 50
 
 
 def turn_choices(default: int) -> tuple[int, ...]:
@@ -50,29 +71,44 @@ def series_after(options: Mapping[str, Any], outcome: Outcome | None, seats: int
     return wins
 
 
+def invited_ids(options: Mapping[str, Any]) -> list[int]:
+    """The people invited to a rematch who have not confirmed yet."""
+    return [int(entry[0]) for entry in options.get(INVITED) or ()]
+
+
 class LobbyService:
     def __init__(
-        self, db: Database, store: GameStore, locks: GameLocks, turn_seconds: int
+        self,
+        db: Database,
+        store: GameStore,
+        locks: GameLocks,
+        turn_seconds: int,
+        rights: ChatRights,
     ) -> None:
         self.db = db
         self.store = store
         self.locks = locks
         self.turn_seconds = turn_seconds
+        self.rights = rights
 
     # -- people and chats ---------------------------------------------------------------
 
     async def record(
-        self, actor: Actor, chat: ChatRef | None = None, *, started: bool = False
+        self, actor: Actor, chat: ChatRef | None = None, *, started: bool | None = None
     ) -> None:
-        """Remember a user (and the chat he wrote in); ``started``: he opened our DM."""
+        """Remember a user (and the chat he wrote in). ``started``: he opened our DM (True),
+        or blocked the bot (False); ``None`` leaves it as it was."""
         async with self.db.transaction() as session:
-            await Users(session).upsert(
-                actor.user_id,
-                actor.first_name,
-                actor.username,
-                actor.language_code,
-                started=started,
-            )
+            if is_person(actor):
+                user = await Users(session).upsert(
+                    actor.user_id,
+                    actor.first_name,
+                    actor.username,
+                    actor.language_code,
+                    started=bool(started),
+                )
+                if started is False:
+                    user.started = False
             if chat is not None:
                 await Chats(session).upsert(chat.chat_id, chat.kind, chat.title)
 
@@ -89,19 +125,26 @@ class LobbyService:
         return options
 
     async def open(self, chat: ChatRef, actor: Actor, game_key: str) -> GameSnapshot:
-        """Open a lobby in this chat topic; the creator joins it if the bot can DM him."""
+        """Open a lobby in this chat topic; the creator joins it if the bot can DM him.
+
+        A lobby opened by an anonymous admin (or in a channel's name) has no creator: the
+        chat's admins host it, and nobody is seated for the shared identity.
+        """
         if game_key not in GAMES:
             raise ServiceError("lobby.unknown_game")
         rules = get_rules(game_key)
+        person = is_person(actor)
         try:
             async with self.db.transaction() as session:
-                user = await Users(session).upsert(
-                    actor.user_id,
-                    actor.first_name,
-                    actor.username,
-                    actor.language_code,
-                    started=chat.is_private,
-                )
+                user = None
+                if person:
+                    user = await Users(session).upsert(
+                        actor.user_id,
+                        actor.first_name,
+                        actor.username,
+                        actor.language_code,
+                        started=chat.is_private,
+                    )
                 await Chats(session).upsert(chat.chat_id, chat.kind, chat.title)
                 games = Games(session)
                 existing = await games.open_in_topic(chat.chat_id, chat.topic_id)
@@ -111,37 +154,46 @@ class LobbyService:
                         message_id=existing.table_message_id,
                         game_key=existing.game_key,
                     )
-                row = GameRow(
-                    chat_id=chat.chat_id,
-                    topic_id=chat.topic_id,
-                    game_key=game_key,
-                    status=LOBBY,
-                    options=self.default_options(rules),
-                    state=None,
-                    recent=[],
-                    seed=secrets.randbits(62),
-                    version=0,
-                    creator_id=actor.user_id,
-                    join_token=secrets.token_urlsafe(12),
-                )
+                row = self._new_lobby(chat, game_key, self.default_options(rules), actor)
                 games.add(row)
                 await games.flush()
-                if user.started:
-                    Seats(session).add(
-                        SeatRow(
-                            game_id=row.id,
-                            seat=0,
-                            user_id=actor.user_id,
-                            name=actor.first_name,
-                            timeouts=0,
-                        )
-                    )
+                if user is not None and user.started:
+                    self._add_seat(session, row.id, 0, actor.user_id, actor.first_name)
                     await session.flush()
                 game = await self.store.load_row(session, row)
                 return game.snapshot()
         except IntegrityError:
             # Two /new raced for the same topic: the other one won.
             raise ServiceError("lobby.exists") from None
+
+    def _new_lobby(
+        self, chat: ChatRef, game_key: str, options: dict[str, Any], actor: Actor
+    ) -> GameRow:
+        return GameRow(
+            chat_id=chat.chat_id,
+            topic_id=chat.topic_id,
+            game_key=game_key,
+            status=LOBBY,
+            options=options,
+            state=None,
+            recent=[],
+            seed=secrets.randbits(62),
+            version=0,
+            creator_id=actor.user_id if is_person(actor) else None,
+            join_token=secrets.token_urlsafe(12),
+            deadline_at=self.store.clock() + LOBBY_IDLE_SECONDS,
+        )
+
+    async def seat_creator(self, game_id: int, actor: Actor) -> GameSnapshot:
+        """Seat a lobby's creator, whom the bot has just managed to greet in his DM."""
+        async with self.locks.hold(game_id), self.db.transaction() as session:
+            game = await self.store.load(session, game_id)
+            if game.row.creator_id != actor.user_id:
+                raise ServiceError("lobby.host_only")
+            if game.seat_of(actor.user_id) is not None:
+                return game.snapshot()
+            self._require_lobby(game)
+            return await self._seat(game, actor.user_id, actor.first_name)
 
     async def quick_start(self, chat: ChatRef, actor: Actor, game_key: str) -> GameSnapshot:
         """In a private chat: a game against the computer, dealt at once.
@@ -151,18 +203,45 @@ class LobbyService:
         """
         lobby = await self.open(chat, actor, game_key)
         rules = get_rules(game_key)
-
-        async def host() -> bool:
-            return True
-
-        for _ in range(rules.min_players - len(lobby.seats)):
-            await self.add_computer(lobby.game_id, actor, host)
-        return await self.start(lobby.game_id, actor, host)
+        async with self.locks.hold(lobby.game_id), self.db.transaction() as session:
+            game = await self.store.load(session, lobby.game_id, lock=True)
+            for number in range(len(game.seats), rules.min_players):
+                self._add_seat(session, game.row.id, number, None, "")
+            await session.flush()
+            game = await self.store.load(session, lobby.game_id)
+            return await self._deal(game)
 
     # -- joining and leaving ------------------------------------------------------------
 
-    async def join(self, game_id: int, actor: Actor) -> JoinResult:
-        """Seat ``actor``; ``lobby.need_start`` if the bot cannot DM him yet."""
+    async def join(self, game_id: int, actor: Actor, origin: Origin) -> JoinResult:
+        """Seat ``actor``, who pressed Join on the lobby; ``lobby.need_start`` if the bot
+        cannot DM him yet. He must be in the game's chat."""
+        chat_id = await self._check_table(game_id, origin)
+        await self._require_member(chat_id, actor)
+        return await self._join(game_id, actor)
+
+    async def join_by_token(self, token: str, actor: Actor) -> JoinResult:
+        """``/start <token>`` in DM: the user can now be messaged, so seat him — if he is in
+        the game's chat (a link passed on to someone outside the group seats nobody)."""
+        async with self.db.transaction() as session:
+            await Users(session).upsert(
+                actor.user_id,
+                actor.first_name,
+                actor.username,
+                actor.language_code,
+                started=True,
+            )
+            row = await Games(session).by_token(token)
+            found = None if row is None else (row.id, row.chat_id)
+        if found is None:
+            raise ServiceError("lobby.link_unknown")
+        game_id, chat_id = found
+        await self._require_member(chat_id, actor)
+        return await self._join(game_id, actor)
+
+    async def _join(self, game_id: int, actor: Actor) -> JoinResult:
+        if not is_person(actor):
+            raise ServiceError("lobby.not_a_person")
         async with self.locks.hold(game_id), self.db.transaction() as session:
             user = await Users(session).upsert(
                 actor.user_id, actor.first_name, actor.username, actor.language_code
@@ -173,49 +252,74 @@ class LobbyService:
             self._require_lobby(game)
             if not user.started:
                 raise ServiceError("lobby.need_start", token=game.row.join_token)
-            return JoinResult(await self._seat(game, actor.user_id, actor.first_name), True)
-
-    async def join_by_token(self, token: str, actor: Actor) -> JoinResult:
-        """``/start <token>`` in DM: the user can now be messaged, so seat him."""
-        async with self.db.transaction() as session:
-            await Users(session).upsert(
-                actor.user_id,
-                actor.first_name,
-                actor.username,
-                actor.language_code,
-                started=True,
+            invited = invited_ids(game.row.options)
+            if actor.user_id in invited:
+                # A rematch's invitation accepted: the last one deals the game.
+                self._uninvite(game, actor.user_id)
+                snapshot = await self._seat(game, actor.user_id, actor.first_name)
+                if invited == [actor.user_id]:
+                    game = await self.store.load(session, game_id, lock=True)
+                    if self._can_deal(game):
+                        snapshot = await self._deal(game)
+                return JoinResult(snapshot, True)
+            snapshot = await self._seat(
+                game, actor.user_id, actor.first_name, reserved=len(invited)
             )
-            row = await Games(session).by_token(token)
-        if row is None:
-            raise ServiceError("lobby.link_unknown")
-        return await self.join(row.id, actor)
+            return JoinResult(snapshot, True)
 
-    async def leave(self, game_id: int, actor: Actor) -> GameSnapshot:
+    async def leave(self, game_id: int, actor: Actor, origin: Origin) -> GameSnapshot:
+        """Leave the lobby — or, invited to a rematch, decline it."""
+        await self._check_table(game_id, origin)
         async with self.locks.hold(game_id), self.db.transaction() as session:
             game = await self.store.load(session, game_id)
             self._require_lobby(game)
             seat = game.seat_of(actor.user_id)
             if seat is None:
-                raise ServiceError("lobby.not_joined")
+                if actor.user_id not in invited_ids(game.row.options):
+                    raise ServiceError("lobby.not_joined")
+                self._uninvite(game, actor.user_id)
+                return await self._reload(game)
             await Seats(session).delete(seat)
             await self._renumber(game, [s for s in game.seats if s is not seat])
             return await self._reload(game)
 
-    async def add_computer(self, game_id: int, actor: Actor, admin: AdminCheck) -> GameSnapshot:
-        host = await self._is_host(game_id, actor, admin)
-        async with self.locks.hold(game_id), self.db.transaction() as session:
-            game = await self.store.load(session, game_id)
-            self._require_lobby(game)
-            self._require_host(host)
-            # A computer's name is drawn in each reader's language, so none is stored.
-            return await self._seat(game, None, "")
+    async def member_left(self, chat_id: int, user_id: int) -> list[GameSnapshot]:
+        """A person left the group: his seats and invitations in its lobbies go."""
+        async with self.db.transaction() as session:
+            lobby_ids = await Games(session).open_in_chat(chat_id, status=LOBBY)
+        changed = []
+        for game_id in lobby_ids:
+            async with self.locks.hold(game_id), self.db.transaction() as session:
+                game = await self.store.load(session, game_id)
+                if game.row.status != LOBBY:
+                    continue
+                seat = game.seat_of(user_id)
+                if seat is not None:
+                    await Seats(session).delete(seat)
+                    await self._renumber(game, [s for s in game.seats if s is not seat])
+                elif user_id in invited_ids(game.row.options):
+                    self._uninvite(game, user_id)
+                else:
+                    continue
+                changed.append(await self._reload(game))
+        return changed
 
-    async def remove_computer(self, game_id: int, actor: Actor, admin: AdminCheck) -> GameSnapshot:
-        host = await self._is_host(game_id, actor, admin)
+    # -- running the lobby (its creator or an admin) --------------------------------------
+
+    async def add_computer(self, game_id: int, actor: Actor, origin: Origin) -> GameSnapshot:
+        await self._require_host(game_id, actor, origin)
         async with self.locks.hold(game_id), self.db.transaction() as session:
             game = await self.store.load(session, game_id)
             self._require_lobby(game)
-            self._require_host(host)
+            # A computer's name is drawn in each reader's language, so none is stored.
+            reserved = len(invited_ids(game.row.options))
+            return await self._seat(game, None, "", reserved=reserved)
+
+    async def remove_computer(self, game_id: int, actor: Actor, origin: Origin) -> GameSnapshot:
+        await self._require_host(game_id, actor, origin)
+        async with self.locks.hold(game_id), self.db.transaction() as session:
+            game = await self.store.load(session, game_id)
+            self._require_lobby(game)
             computers = [s for s in game.seats if s.is_computer]
             if not computers:
                 raise ServiceError("lobby.no_computer")
@@ -224,23 +328,20 @@ class LobbyService:
             return await self._reload(game)
 
     async def cycle_option(
-        self, game_id: int, actor: Actor, key: str, admin: AdminCheck
+        self, game_id: int, actor: Actor, key: str, origin: Origin
     ) -> GameSnapshot:
         """Move a lobby option to its next choice."""
-        host = await self._is_host(game_id, actor, admin)
+        await self._require_host(game_id, actor, origin)
         async with self.locks.hold(game_id), self.db.transaction() as session:
             game = await self.store.load(session, game_id)
             self._require_lobby(game)
-            self._require_host(host)
             choices = self.option_choices(game.rules).get(key)
             if choices is None:
                 raise ServiceError("lobby.bad_option")
             current = game.row.options.get(key)
             index = choices.index(current) if current in choices else -1
-            options = {**game.row.options, key: choices[(index + 1) % len(choices)]}
-            game.row.options = options
-            await session.flush()
-            return game.snapshot()
+            game.row.options = {**game.row.options, key: choices[(index + 1) % len(choices)]}
+            return await self._reload(game)
 
     def option_choices(self, rules: Rules[Any, Any]) -> dict[str, tuple[Any, ...]]:
         choices = {spec.key: spec.choices for spec in rules.options}
@@ -250,12 +351,11 @@ class LobbyService:
 
     # -- starting and ending ------------------------------------------------------------
 
-    async def start(self, game_id: int, actor: Actor, admin: AdminCheck) -> GameSnapshot:
-        host = await self._is_host(game_id, actor, admin)
+    async def start(self, game_id: int, actor: Actor, origin: Origin) -> GameSnapshot:
+        await self._require_host(game_id, actor, origin)
         async with self.locks.hold(game_id), self.db.transaction() as session:
             game = await self.store.load(session, game_id, lock=True)
             self._require_lobby(game)
-            self._require_host(host)
             rules = game.rules
             if len(game.seats) < rules.min_players:
                 raise ServiceError("lobby.too_few", min=rules.min_players)
@@ -263,20 +363,47 @@ class LobbyService:
                 raise ServiceError("lobby.no_humans")
             return await self._deal(game)
 
-    async def cancel(self, game_id: int, actor: Actor, admin: AdminCheck) -> GameSnapshot:
-        host = await self._is_host(game_id, actor, admin)
-        async with self.locks.hold(game_id), self.db.transaction() as session:
+    async def cancel(self, game_id: int, actor: Actor, origin: Origin) -> GameSnapshot:
+        """The Cancel button of a lobby or a table."""
+        await self._require_host(game_id, actor, origin)
+        return await self._cancel(game_id)
+
+    async def cancel_in_topic(self, chat: ChatRef, actor: Actor) -> GameSnapshot:
+        """``/cancel``: end the open lobby or game of this chat topic (its host only)."""
+        async with self.db.transaction() as session:
+            row = await Games(session).open_in_topic(chat.chat_id, chat.topic_id)
+            found = None if row is None else (row.id, row.creator_id)
+        if found is None:
+            raise ServiceError("lobby.nothing_to_cancel")
+        game_id, creator = found
+        if not await self._is_host(chat.chat_id, creator, actor):
+            raise ServiceError("lobby.host_only")
+        return await self._cancel(game_id)
+
+    async def _cancel(self, game_id: int, event: Event | None = None) -> GameSnapshot:
+        async with self.locks.hold(game_id):
+            return await self._cancel_held(game_id, event)
+
+    async def _cancel_held(self, game_id: int, event: Event | None) -> GameSnapshot:
+        """End a lobby or game, its lock held; ``event`` says why, on the table."""
+        async with self.db.transaction() as session:
             game = await self.store.load(session, game_id, lock=True)
             if game.row.status not in (LOBBY, PLAYING):
                 raise ServiceError("lobby.already_over")
-            self._require_host(host)
             now = self.store.clock()
             if game.row.state is None:
+                recent = [*(game.row.recent or ()), event.dump()] if event else game.row.recent
                 if not await Games(session).save_if_version(
-                    game_id, game.row.version, status=CANCELLED, deadline_at=None
+                    game_id, game.row.version, status=CANCELLED, deadline_at=None, recent=recent
                 ):
                     raise ServiceError("play.stale")
-                Games.mirror(game.row, status=CANCELLED, version=game.row.version + 1)
+                Games.mirror(
+                    game.row,
+                    status=CANCELLED,
+                    deadline_at=None,
+                    recent=recent,
+                    version=game.row.version + 1,
+                )
                 return game.snapshot()
             state = game.rules.load(game.row.state)
             return await self.store.commit_step(
@@ -290,58 +417,93 @@ class LobbyService:
                 status=CANCELLED,
             )
 
-    async def cancel_in_topic(
-        self, chat: ChatRef, actor: Actor, admin: AdminCheck
-    ) -> GameSnapshot:
-        """``/cancel``: end the open lobby or game of this chat topic."""
-        async with self.db.transaction() as session:
-            row = await Games(session).open_in_topic(chat.chat_id, chat.topic_id)
-        if row is None:
-            raise ServiceError("lobby.nothing_to_cancel")
-        return await self.cancel(row.id, actor, admin)
-
-    async def rematch(self, game_id: int, actor: Actor) -> GameSnapshot:
-        """A new game with the same seats, started at once; the dealer moves on per the rules."""
+    async def rematch(self, game_id: int, actor: Actor, origin: Origin) -> GameSnapshot:
+        """A lobby for the same seats: the presser is in, the computers stay, and every other
+        person of the finished game is invited to confirm with Join. It deals as soon as the
+        last of them confirms; invitations not taken up lapse after :data:`REMATCH_SECONDS`.
+        """
+        await self._check_table(game_id, origin)
         async with self.locks.hold(game_id), self.db.transaction() as session:
             old = await self.store.load(session, game_id)
-            if old.row.status != "finished" or old.row.state is None:
+            if old.row.status != FINISHED or old.row.state is None:
                 raise ServiceError("lobby.rematch_unavailable")
             if old.seat_of(actor.user_id) is None:
                 raise ServiceError("play.not_a_player")
             games = Games(session)
             if await games.open_in_topic(old.row.chat_id, old.row.topic_id) is not None:
                 raise ServiceError("lobby.exists")
+            await self._require_rematch_unused(games, old.row)
             rules = old.rules
             state = rules.load(old.row.state)
             options = rules.rematch_options(state, old.row.options)
-            options[SERIES] = series_after(old.row.options, rules.outcome(state), len(old.seats))
-            row = GameRow(
-                chat_id=old.row.chat_id,
-                topic_id=old.row.topic_id,
-                game_key=old.row.game_key,
-                status=LOBBY,
-                options=options,
-                state=None,
-                recent=[],
-                seed=secrets.randbits(62),
-                version=0,
-                creator_id=actor.user_id,
-                join_token=secrets.token_urlsafe(12),
-            )
+            options.pop(REMATCHED, None)
+            outcome = old.snapshot(state=state).outcome
+            options[SERIES] = series_after(old.row.options, outcome, len(old.seats))
+            options[PREVIOUS] = [seat.user_id for seat in old.seats]
+            options[REMATCH_OF] = old.row.id
+            user = await Users(session).get(actor.user_id)
+            # The presser is in — unless the bot cannot message him: then he confirms too.
+            presser = actor.user_id if user is not None and user.started else None
+            invited = [
+                [seat.user_id, seat.name]
+                for seat in old.seats
+                if seat.user_id is not None and seat.user_id != presser
+            ]
+            if invited:
+                options[INVITED] = invited
+            kind = old.chat.kind if old.chat is not None else "group"
+            where = ChatRef(old.row.chat_id, kind, topic_id=old.row.topic_id)
+            row = self._new_lobby(where, old.row.game_key, options, actor)
+            if invited:
+                row.deadline_at = self.store.clock() + REMATCH_SECONDS
             games.add(row)
             await games.flush()
-            for seat in old.seats:
-                Seats(session).add(
-                    SeatRow(
-                        game_id=row.id,
-                        seat=seat.seat,
-                        user_id=seat.user_id,
-                        name=seat.name,
-                        timeouts=0,
-                    )
-                )
+            old.row.options = {**old.row.options, REMATCHED: row.id}
+            kept = [s for s in old.seats if s.user_id is None or s.user_id == presser]
+            for number, seat in enumerate(kept):
+                self._add_seat(session, row.id, number, seat.user_id, seat.name)
             await session.flush()
-            return await self._deal(await self.store.load_row(session, row))
+            lobby = await self.store.load_row(session, row)
+            if not invited and self._can_deal(lobby):
+                return await self._deal(await self.store.load(session, row.id, lock=True))
+            return lobby.snapshot()
+
+    async def _require_rematch_unused(self, games: Games, old: GameRow) -> None:
+        """One rematch per finished game: its Rematch button opens another only if the
+        lobby it opened was closed before anything was dealt."""
+        previous = old.options.get(REMATCHED)
+        if previous is None:
+            return
+        row = await games.get(int(previous))
+        if row is not None and (row.status != CANCELLED or row.state is not None):
+            raise ServiceError("lobby.rematch_used")
+
+    # -- the lobby's timers -------------------------------------------------------------------
+
+    async def run_due(self) -> list[GameSnapshot]:
+        """Lobbies whose timer ran out: a rematch's invitations lapse; an idle lobby closes."""
+        now = self.store.clock()
+        async with self.db.transaction() as session:
+            due = await Games(session).due(
+                now, DUE_BATCH, skip_locked=not self.db.is_sqlite, status=LOBBY
+            )
+        return await advance_each(due, self._lobby_timer)
+
+    async def _lobby_timer(self, game_id: int) -> GameSnapshot | None:
+        now = self.store.clock()
+        async with self.locks.hold(game_id):
+            async with self.db.transaction() as session:
+                game = await self.store.load(session, game_id, lock=True)
+                row = game.row
+                if row.status != LOBBY or row.deadline_at is None or row.deadline_at > now:
+                    return None
+                if invited_ids(row.options):
+                    # The rematch's invitations lapse; the lobby stays open for anyone.
+                    row.options = {k: v for k, v in row.options.items() if k != INVITED}
+                    return await self._reload(game)
+            minutes = LOBBY_IDLE_SECONDS // 60
+            expired = Event("lobby.expired", args={"minutes": minutes})
+            return await self._cancel_held(game_id, expired)
 
     # -- the chat itself changes ------------------------------------------------------------
 
@@ -359,14 +521,9 @@ class LobbyService:
         async with self.db.transaction() as session:
             open_ids = await Games(session).open_in_chat(chat_id)
         cancelled = []
-
-        async def anyone() -> bool:
-            return True
-
-        system = Actor(0, "")
         for game_id in open_ids:
             try:
-                cancelled.append(await self.cancel(game_id, system, anyone))
+                cancelled.append(await self._cancel(game_id))
             except ServiceError as refused:
                 logger.info("Game %s not cancelled: %s", game_id, refused.code)
         return cancelled
@@ -377,11 +534,45 @@ class LobbyService:
         rules, row = game.rules, game.row
         now = self.store.clock()
         options = dict(row.options)
+        options.pop(INVITED, None)
+        if PREVIOUS in options:
+            await self._seat_as_before(game, options)
         options.setdefault(DEALER, None)
+        row.options = options
         state = rules.new_game(len(game.seats), options, step_rng(row.seed, 0), now)
         return await self.store.commit_step(
             game, state, (), seat=None, source="start", action=None, now=now, status=PLAYING
         )
+
+    async def _seat_as_before(self, game: LoadedGame, options: dict[str, Any]) -> None:
+        """A rematch dealt to exactly the people (and computers) of the previous game sits
+        them as they sat, and the series and the dealer's turn go on; any other table starts
+        a new series, with the dealer by lot."""
+        previous: list[int | None] = list(options.pop(PREVIOUS))
+        seated = [seat.user_id for seat in game.seats]
+        if sorted(seated, key=_order) != sorted(previous, key=_order):
+            options.pop(SERIES, None)
+            options[DEALER] = None
+            return
+        computers = iter(s for s in game.seats if s.user_id is None)
+        by_user = {s.user_id: s for s in game.seats if s.user_id is not None}
+        order = [next(computers) if user is None else by_user[user] for user in previous]
+        await self._reorder(game, order)
+
+    def _can_deal(self, game: LoadedGame) -> bool:
+        return len(game.seats) >= game.rules.min_players and any(
+            not s.is_computer for s in game.seats
+        )
+
+    @staticmethod
+    def _uninvite(game: LoadedGame, user_id: int) -> None:
+        options = dict(game.row.options)
+        remaining = [entry for entry in options.get(INVITED) or () if entry[0] != user_id]
+        if remaining:
+            options[INVITED] = remaining
+        else:
+            options.pop(INVITED, None)
+        game.row.options = options
 
     @staticmethod
     def _require_lobby(game: LoadedGame) -> None:
@@ -390,33 +581,57 @@ class LobbyService:
                 "lobby.already_started" if game.row.status == PLAYING else "lobby.already_over"
             )
 
-    async def _is_host(self, game_id: int, actor: Actor, admin: AdminCheck) -> bool:
-        """Whether ``actor`` may run the lobby: its creator, or an admin of the chat.
+    async def _check_table(self, game_id: int, origin: Origin) -> int:
+        """The press came from the game's table message: the game's chat id."""
+        async with self.db.transaction() as session:
+            row = await Games(session).get(game_id)
+            if row is None:
+                raise ServiceError("game.not_found")
+            require_table(row, origin)
+            return row.chat_id
 
-        Asked before the game's lock and transaction are taken: asking Telegram about an admin
-        takes a network round trip, and nothing may wait on it holding the database (SQLite's
-        one connection serves every chat). Who created a game never changes, and an admin's
-        rights a moment old are as good as fresh.
+    async def _require_member(self, chat_id: int, actor: Actor) -> None:
+        if chat_id < 0 and not await self.rights.is_member(chat_id, actor.user_id):
+            raise ServiceError("lobby.not_member")
+
+    async def _require_host(self, game_id: int, actor: Actor, origin: Origin) -> None:
+        """The press came from the game's table and ``actor`` may run the lobby.
+
+        Telegram is asked about an admin before the game's lock and transaction are taken:
+        that is a network round trip, and nothing may wait on it holding the database
+        (SQLite's one connection serves every chat). Who created a game never changes, and
+        an admin's rights a moment old are as good as fresh.
         """
         async with self.db.transaction() as session:
-            creator = await Games(session).creator_of(game_id)
-        if creator is None:
-            raise ServiceError("game.not_found")
-        return actor.user_id == creator or await admin()
-
-    @staticmethod
-    def _require_host(host: bool) -> None:
-        if not host:
+            row = await Games(session).get(game_id)
+            if row is None:
+                raise ServiceError("game.not_found")
+            require_table(row, origin)
+            chat_id, creator = row.chat_id, row.creator_id
+        if not await self._is_host(chat_id, creator, actor):
             raise ServiceError("lobby.host_only")
 
-    async def _seat(self, game: LoadedGame, user_id: int | None, name: str) -> GameSnapshot:
-        if len(game.seats) >= game.rules.max_players:
-            raise ServiceError("lobby.full", max=game.rules.max_players)
-        Seats(game.session).add(
-            SeatRow(
-                game_id=game.row.id, seat=len(game.seats), user_id=user_id, name=name, timeouts=0
-            )
+    async def _is_host(self, chat_id: int, creator: int | None, actor: Actor) -> bool:
+        """Its creator, an anonymous admin writing as the group, or an admin of the chat."""
+        if actor.as_chat is not None:
+            return actor.as_chat == chat_id
+        if creator is not None and actor.user_id == creator:
+            return True
+        return await self.rights.is_admin(chat_id, actor.user_id)
+
+    @staticmethod
+    def _add_seat(session: Any, game_id: int, number: int, user_id: int | None, name: str) -> None:
+        Seats(session).add(
+            SeatRow(game_id=game_id, seat=number, user_id=user_id, name=name, timeouts=0)
         )
+
+    async def _seat(
+        self, game: LoadedGame, user_id: int | None, name: str, *, reserved: int = 0
+    ) -> GameSnapshot:
+        """Seat a person or a computer; ``reserved`` seats are kept for invited people."""
+        if len(game.seats) + reserved >= game.rules.max_players:
+            raise ServiceError("lobby.full", max=game.rules.max_players)
+        self._add_seat(game.session, game.row.id, len(game.seats), user_id, name)
         return await self._reload(game)
 
     async def _renumber(self, game: LoadedGame, remaining: list[SeatRow]) -> None:
@@ -427,9 +642,35 @@ class LobbyService:
                 seat.seat = number
                 await game.session.flush()
 
+    async def _reorder(self, game: LoadedGame, order: Sequence[SeatRow]) -> None:
+        """Number the seats 0..n-1 in ``order`` (out of the way first: seat numbers are
+        unique within a game)."""
+        for seat in order:
+            seat.seat += 1000
+        await game.session.flush()
+        for number, seat in enumerate(order):
+            seat.seat = number
+        await game.session.flush()
+        game.seats = sorted(game.seats, key=lambda s: s.seat)
+
     async def _reload(self, game: LoadedGame) -> GameSnapshot:
+        """After a change of the lobby: a new version, and its idle timer starts again."""
         await game.session.flush()
         game.row.version += 1
+        if game.row.status == LOBBY:
+            game.row.deadline_at = self._lobby_deadline(game.row)
         await game.session.flush()
         reloaded = await self.store.load_row(game.session, game.row)
         return reloaded.snapshot()
+
+    def _lobby_deadline(self, row: GameRow) -> float:
+        now = self.store.clock()
+        idle = now + LOBBY_IDLE_SECONDS
+        if invited_ids(row.options) and row.deadline_at is not None:
+            return min(row.deadline_at, idle)
+        return idle
+
+
+def _order(user_id: int | None) -> int:
+    """Sorts a seat list with computers (``None``) first."""
+    return -1 if user_id is None else user_id

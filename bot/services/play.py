@@ -15,7 +15,15 @@ from typing import Any, TypeVar
 
 from bot.games.engine import Event, IllegalAction, Outcome, Step
 from bot.games.registry import get_rules
-from bot.services.games import GameAtHand, GameStore, LoadedGame, PlainGame, step_rng
+from bot.services.authority import ChatRights, Origin, require_panel
+from bot.services.games import (
+    GameAtHand,
+    GameStore,
+    LoadedGame,
+    PlainGame,
+    advance_each,
+    step_rng,
+)
 from bot.services.locks import GameLocks
 from bot.services.snapshots import UNREACHABLE, GameColumns, SeatColumns
 from bot.services.types import GameSnapshot, ServiceError
@@ -48,23 +56,29 @@ DUE_BATCH = 50
 
 
 class PlayService:
-    def __init__(self, db: Database, store: GameStore, locks: GameLocks) -> None:
+    def __init__(
+        self, db: Database, store: GameStore, locks: GameLocks, rights: ChatRights
+    ) -> None:
         self.db = db
         self.store = store
         self.locks = locks
+        self.rights = rights
 
     async def act(
-        self, game_id: int, user_id: int, version: int | None, code: str
+        self, game_id: int, user_id: int, version: int | None, code: str, origin: Origin
     ) -> GameSnapshot:
-        """Apply a player's action. ``version`` is the one his keyboard showed."""
+        """Apply a player's action, pressed on his panel (``origin``). ``version`` is the one
+        his keyboard showed."""
         async with self.locks.hold(game_id):
             if self.db.is_sqlite:
-                snapshot = await self._act_on_sqlite(game_id, user_id, version, code)
+                snapshot = await self._act_on_sqlite(game_id, user_id, version, code, origin)
                 if snapshot is not None:
                     return snapshot
             async with self.db.transaction() as session:
                 game = await self.store.load(session, game_id)
-                seat, step, now = self._press(game.row, game.seat_of(user_id), version, code)
+                seat, step, now = self._press(
+                    game.row, game.seat_of(user_id), version, code, origin
+                )
                 if seat.timeouts:
                     seat.timeouts = 0
                 return await self.store.commit_step(
@@ -78,14 +92,14 @@ class PlayService:
                 )
 
     async def _act_on_sqlite(
-        self, game_id: int, user_id: int, version: int | None, code: str
+        self, game_id: int, user_id: int, version: int | None, code: str, origin: Origin
     ) -> GameSnapshot | None:
         """The press as it nearly always is — the game goes on — in plain statements on
         SQLite (:mod:`bot.storage.lean`); ``None``, with nothing written, when this step
         ends the game: the ORM's path then records the results and ratings."""
         async with self.db.sqlite_transaction() as connection:
             game = self.store.load_plain(connection, game_id)
-            seat, step, now = self._press(game.row, game.seat_of(user_id), version, code)
+            seat, step, now = self._press(game.row, game.seat_of(user_id), version, code, origin)
             back = {seat.seat: 0} if seat.timeouts else {}
             seat.timeouts = 0
             saved = self.store.commit_plain(
@@ -101,12 +115,18 @@ class PlayService:
         return game.snapshot(state=step.state, events=step.events) if saved else None
 
     def _press(
-        self, game: GameColumns, seat: SeatT | None, version: int | None, code: str
+        self,
+        game: GameColumns,
+        seat: SeatT | None,
+        version: int | None,
+        code: str,
+        origin: Origin,
     ) -> tuple[SeatT, Step[Any], float]:
-        """Check a press (the player, the game, the version his keyboard showed) and apply
-        it by the rules: the player's seat, the step and the time it was made."""
+        """Check a press (the player, his panel, the game, the version his keyboard showed)
+        and apply it by the rules: the player's seat, the step and the time it was made."""
         if seat is None:
             raise ServiceError("play.not_a_player")
+        require_panel(seat, origin)
         if game.status != PLAYING:
             raise ServiceError("play.game_over" if game.state else "play.not_started")
         rules = get_rules(game.game_key)
@@ -127,6 +147,26 @@ class PlayService:
     async def snapshot(self, game_id: int) -> GameSnapshot:
         async with self.db.transaction() as session:
             return (await self.store.load(session, game_id)).snapshot()
+
+    async def open_screen(
+        self, game_id: int, user_id: int, version: int, origin: Origin
+    ) -> tuple[GameSnapshot, int]:
+        """A panel's sub-screen (e.g. the joker's rank picker) asked for on the player's own
+        panel, as it showed ``version``: the game now and his seat."""
+        current = await self.snapshot(game_id)
+        seat = current.seat_of(user_id)
+        if seat is None:
+            raise ServiceError("play.not_a_player")
+        require_panel(seat, origin)
+        if current.version != version:
+            raise ServiceError("play.stale")
+        return current, seat.seat
+
+    async def games_of(self, user_id: int) -> list[GameSnapshot]:
+        """The games being played with this person seated."""
+        async with self.db.transaction() as session:
+            ids = await Games(session).playing_with(user_id)
+            return [(await self.store.load(session, game_id)).snapshot() for game_id in ids]
 
     async def snapshot_in_topic(self, chat_id: int, topic_id: int) -> GameSnapshot | None:
         async with self.db.transaction() as session:
@@ -169,17 +209,7 @@ class PlayService:
         now = self.store.clock()
         async with self.db.transaction() as session:
             due = await Games(session).due(now, DUE_BATCH, skip_locked=not self.db.is_sqlite)
-        snapshots = []
-        for game_id in due:
-            try:
-                snapshot = await self._advance(game_id)
-            except ServiceError as refused:
-                # Another process or a press got there first: nothing is due any more.
-                logger.debug("Game %s not advanced: %s", game_id, refused.code)
-                continue
-            if snapshot is not None:
-                snapshots.append(snapshot)
-        return snapshots
+        return await advance_each(due, self._advance)
 
     async def _advance(self, game_id: int) -> GameSnapshot | None:
         async with self.locks.hold(game_id):
@@ -291,9 +321,32 @@ class PlayService:
 
     # -- absent players ------------------------------------------------------------------
 
-    async def take_back(self, game_id: int, user_id: int) -> GameSnapshot:
-        """ "Take my seat back": the player plays again from his next decision on."""
+    async def take_back(self, game_id: int, user_id: int, origin: Origin) -> GameSnapshot:
+        """ "Take my seat back", pressed on his panel: the player plays again from his next
+        decision on — if he is still in the game's chat (one who left the group is out)."""
+        snapshot = await self.snapshot(game_id)
+        seat = snapshot.seat_of(user_id)
+        if seat is None:
+            raise ServiceError("play.not_a_player")
+        require_panel(seat, origin)
+        if snapshot.chat_id < 0 and not await self.rights.is_member(snapshot.chat_id, user_id):
+            raise ServiceError("lobby.not_member")
         return await self._set_away(game_id, user_id=user_id, seat_number=None, away=False)
+
+    async def member_left(self, chat_id: int, user_id: int) -> list[GameSnapshot]:
+        """A person left the group: the computer plays his seats in its games from now on
+        (and, unless he comes back and takes a seat back, he has left them)."""
+        async with self.db.transaction() as session:
+            ids = await Games(session).playing_with(user_id, chat_id)
+        changed = []
+        for game_id in ids:
+            try:
+                changed.append(
+                    await self._set_away(game_id, user_id=user_id, seat_number=None, away=True)
+                )
+            except ServiceError as refused:
+                logger.info("Game %s: a leaver's seat not handed over: %s", game_id, refused.code)
+        return changed
 
     async def unreachable(self, game_id: int, seat_number: int) -> GameSnapshot | None:
         """The player cannot be messaged (he blocked the bot): a computer plays for him."""

@@ -6,12 +6,26 @@ computer seats of a game key share one identity, :data:`COMPUTER_PLAYER`, so tha
 computer is worth what the computer is worth; when several computer seats play one game, each
 is rated from the shared rating and the shared rating becomes the mean of theirs.
 
-Places come from the engine's :class:`~bot.games.engine.Outcome` (1 is best; equal places are
-ties) and are passed to the model as ranks. The result of a seat, for the tallies:
+Places come from the engine's :class:`~bot.games.engine.Outcome` as it counts (1 is best;
+equal places are ties; a seat abandoned before the end already ranks below every seat that
+stayed, :func:`~bot.games.engine.counted_outcome`) and are passed to the model as ranks. The
+result of a seat, for the tallies:
 
+- a *loss* for an abandoned seat, whatever the places (every person gone and no computer
+  playing: they all share the first place, and it is still no draw for any of them);
 - a *draw* when every seat shares one place (nobody beat anybody);
 - a *win* when the seat is placed first otherwise (a shared first place is a win);
 - a *loss* in every other case.
+
+Leaving never raises a rating either. An abandoned player's skill is rated from the counted
+places like everyone's, but if his conservative estimate (what the displayed rating rounds)
+would come out higher than before, he keeps his skill as it was (and his rating change shows
+none). A draw among leavers lifts the weaker one, and even a loss can lift an estimate: every
+game shrinks sigma (the model grows surer), and a loss to a much stronger player drops mu so
+little that ``mu - 3 * sigma`` ends higher — two newcomers who both leave would each gain
+some 30 points from their "draw". The exact
+estimate is compared, not the rounded rating, so that no run of such games can creep a
+leaver's rating up unseen. The players who stayed are rated as the model says.
 
 A *streak* is a run of consecutive wins; a draw or a loss ends it.
 
@@ -26,7 +40,7 @@ list only players with at least :data:`MIN_GAMES` games.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass
 from enum import Enum
 
@@ -57,6 +71,11 @@ class Skill:
     def display(self) -> int:
         return displayed(self.mu, self.sigma)
 
+    @property
+    def estimate(self) -> float:
+        """The conservative estimate ``mu - 3 * sigma`` that the displayed rating shows."""
+        return self.mu - Z * self.sigma
+
 
 NEWCOMER = Skill(MODEL.mu, MODEL.sigma)
 
@@ -72,11 +91,14 @@ class SeatResult(Enum):
     LOSS = "loss"
 
 
-def seat_results(places: Sequence[int]) -> list[SeatResult]:
-    """Each seat's result: a draw when all share one place, else first place wins."""
+def seat_results(places: Sequence[int], abandoned: Collection[int] = ()) -> list[SeatResult]:
+    """Each seat's result: an abandoned seat loses; a draw when all share one place, else
+    first place wins."""
     if len(set(places)) == 1:
-        return [SeatResult.DRAW] * len(places)
-    return [SeatResult.WIN if place == 1 else SeatResult.LOSS for place in places]
+        results = [SeatResult.DRAW] * len(places)
+    else:
+        results = [SeatResult.WIN if place == 1 else SeatResult.LOSS for place in places]
+    return [SeatResult.LOSS if seat in abandoned else r for seat, r in enumerate(results)]
 
 
 def rate(skills: Sequence[Skill], places: Sequence[int]) -> list[Skill]:
@@ -116,19 +138,26 @@ async def record_game(
     game_key: str,
     players: Sequence[int | None],
     places: Sequence[int],
+    abandoned: Collection[int] = (),
 ) -> None:
     """Rate a finished game on its chat's board and the global one, in ``session``.
 
-    ``players[i]`` is the user in seat ``i`` (``None``: a computer), ``places[i]`` his place.
+    ``players[i]`` is the user in seat ``i`` (``None``: a computer), ``places[i]`` his place
+    as it counts; ``abandoned`` are the seats whose players left before the end (each a
+    loss, and none of them rises).
     """
     ids = [COMPUTER_PLAYER if player is None else player for player in players]
-    results = seat_results(places)
+    results = seat_results(places, abandoned)
+    leavers = {ids[seat] for seat in abandoned if players[seat] is not None}
     ratings, changes = Ratings(session), RatingChanges(session)
     now = utcnow()
     for board in dict.fromkeys((chat_id, GLOBAL_BOARD)):
         rows = await ratings.lock(board, game_key, ids, mu=NEWCOMER.mu, sigma=NEWCOMER.sigma)
         before = {player: Skill(row.mu, row.sigma) for player, row in rows.items()}
         after = rate_players(ids, places, before)
+        for player in leavers:
+            if after[player].estimate > before[player].estimate:
+                after[player] = before[player]
         for seat, (player, result) in enumerate(zip(ids, results, strict=True)):
             _tally(rows[player], result)
             changes.add(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
-from bot.games.engine import AUTOPILOT_AFTER, Event, Rules
+from bot.games.engine import AUTOPILOT_AFTER, Event, Outcome, Rules, counted_outcome
 from bot.games.registry import get_rules
 from bot.i18n import pick_language
 from bot.services.types import GameSnapshot, SeatInfo
@@ -42,7 +42,7 @@ class GameColumns(Protocol):
     @property
     def recent(self) -> list[Any]: ...
     @property
-    def creator_id(self) -> int: ...
+    def creator_id(self) -> int | None: ...
     @property
     def join_token(self) -> str: ...
     @property
@@ -105,6 +105,20 @@ def seat_infos(
     return tuple(infos)
 
 
+def abandoned_seats(seats: Sequence[SeatInfo]) -> frozenset[int]:
+    """The seats whose players have left the game: persons the computer plays for (they
+    missed their turns, blocked the bot or left the group) and who have not taken their seat
+    back. At the end of a game these are the seats that rank below everyone who stayed
+    (:func:`~bot.games.engine.counted_outcome`); a computer player never leaves."""
+    return frozenset(info.seat for info in seats if info.autopilot and not info.is_computer)
+
+
+def outcome_as_counted(outcome: Outcome | None, seats: Sequence[SeatInfo]) -> Outcome | None:
+    """A finished game's ``outcome`` (the rules' own, or the standings it stopped with) as it
+    counts — for the table and the panels as for the results and the ratings."""
+    return None if outcome is None else counted_outcome(outcome, abandoned_seats(seats))
+
+
 def chat_language(chat: ChatColumns | None) -> str:
     return pick_language(chat.language if chat else None)
 
@@ -148,6 +162,8 @@ def build_snapshot(
     if outcome is None and game.status == FINISHED:
         # Ended early, everyone having left: the standings it ended with.
         outcome = rules.standings(state)
+    # The places as recorded and rated: whoever left ranks below whoever stayed.
+    outcome = outcome_as_counted(outcome, seats)
     views = {info.seat: rules.view(state, info.seat) for info in seats if not info.is_computer}
     legal: dict[int, tuple[tuple[str, Any], ...]] = {}
     acting: tuple[int, ...] = ()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -10,6 +10,13 @@ from bot.games.engine import Event, Outcome
 
 #: Lobby option kept across rematches: wins per seat in the series so far.
 SERIES = "series"
+#: Lobby options of a rematch: the people invited who have not confirmed yet (``[user id,
+#: name]`` each), the previous game's seats in order (user ids, ``None`` for a computer) and
+#: its id; and, on the finished game, the id of the lobby its Rematch button opened.
+INVITED = "invited"
+PREVIOUS = "previous_seats"
+REMATCH_OF = "rematch_of"
+REMATCHED = "rematched_by"
 
 
 class ServiceError(Exception):
@@ -29,6 +36,10 @@ class Actor:
     first_name: str
     username: str | None = None
     language_code: str | None = None
+    #: The chat a message was sent on behalf of: an anonymous admin writes as the group
+    #: itself, and Telegram names a shared account as the sender (see
+    #: :mod:`bot.services.authority`).
+    as_chat: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,10 +54,6 @@ class ChatRef:
     @property
     def is_private(self) -> bool:
         return self.kind == "private"
-
-
-#: Asked only when a user who is not the lobby's creator wants to start or cancel.
-AdminCheck = Callable[[], Awaitable[bool]]
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +89,8 @@ class GameSnapshot:
     status: str
     version: int
     options: Mapping[str, Any]
-    creator_id: int
+    #: ``None``: a lobby opened by an anonymous admin, hosted by the chat's admins.
+    creator_id: int | None
     join_token: str
     seats: tuple[SeatInfo, ...]
     table_message_id: int | None

@@ -74,7 +74,7 @@ class GameRecord:
     version: int
     deadline_at: float | None
     table_message_id: int | None
-    creator_id: int
+    creator_id: int | None
     join_token: str
 
 

@@ -108,7 +108,8 @@ class GameRow(Base):
     shown_version: Mapped[int] = mapped_column(Integer, default=0, server_default="0")
     deadline_at: Mapped[float | None] = mapped_column(Float, index=True)
     table_message_id: Mapped[int | None] = mapped_column(BigInteger)
-    creator_id: Mapped[int] = mapped_column(ForeignKey("users.id"))
+    # Who opened the lobby; empty when an anonymous admin did (the chat's admins host it).
+    creator_id: Mapped[int | None] = mapped_column(ForeignKey("users.id"))
     join_token: Mapped[str] = mapped_column(String(32), unique=True)
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
     started_at: Mapped[datetime | None] = mapped_column(DateTime(timezone=True))

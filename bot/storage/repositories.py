@@ -242,11 +242,14 @@ class Games:
             update(GameRow).where(GameRow.id == game_id).values(table_message_id=message_id)
         )
 
-    async def due(self, now: float, limit: int, *, skip_locked: bool) -> list[int]:
-        """Ids of playing games whose deadline has passed, earliest first."""
+    async def due(
+        self, now: float, limit: int, *, skip_locked: bool, status: str = PLAYING
+    ) -> list[int]:
+        """Ids of games in ``status`` (playing games, or lobbies) whose deadline has passed,
+        earliest first."""
         statement = (
             select(GameRow.id)
-            .where(GameRow.status == PLAYING, GameRow.deadline_at <= now)
+            .where(GameRow.status == status, GameRow.deadline_at <= now)
             .order_by(GameRow.deadline_at)
             .limit(limit)
         )
@@ -259,21 +262,26 @@ class Games:
             select(func.min(GameRow.deadline_at)).where(GameRow.status == PLAYING)
         )
 
-    async def open_in_chat(self, chat_id: int) -> list[int]:
-        """Open lobbies and games of a chat, in every topic."""
+    async def open_in_chat(self, chat_id: int, *, status: str | None = None) -> list[int]:
+        """Open lobbies and games of a chat, in every topic (only those in ``status``)."""
+        statuses = OPEN_STATUSES if status is None else (status,)
         return list(
             await self.session.scalars(
-                select(GameRow.id).where(
-                    GameRow.chat_id == chat_id, GameRow.status.in_(OPEN_STATUSES)
-                )
+                select(GameRow.id).where(GameRow.chat_id == chat_id, GameRow.status.in_(statuses))
             )
         )
 
-    async def creator_of(self, game_id: int) -> int | None:
-        creator: int | None = await self.session.scalar(
-            select(GameRow.creator_id).where(GameRow.id == game_id)
+    async def playing_with(self, user_id: int, chat_id: int | None = None) -> list[int]:
+        """Games being played with ``user_id`` seated (only in ``chat_id``, if given)."""
+        statement = (
+            select(GameRow.id)
+            .join(SeatRow, SeatRow.game_id == GameRow.id)
+            .where(SeatRow.user_id == user_id, GameRow.status == PLAYING)
+            .order_by(GameRow.id)
         )
-        return creator
+        if chat_id is not None:
+            statement = statement.where(GameRow.chat_id == chat_id)
+        return list(await self.session.scalars(statement))
 
     async def version_of(self, game_id: int) -> int | None:
         version: int | None = await self.session.scalar(

@@ -67,7 +67,7 @@ from bot.services.stats import (
     StatsService,
 )
 from bot.services.types import Actor, ChatRef, ServiceError
-from bot.telegram.callbacks import MAX_BYTES, BadCallback
+from bot.telegram.callbacks import MAX_BYTES, NUMBER, BadCallback, parse_number
 from bot.telegram.render import has_renderer, table_content
 from bot.telegram.render.common import NAME_LIMIT, PLACE_MEDALS, esc, game_name
 from bot.telegram.render.content import Button, Content, Keyboard, rows
@@ -85,7 +85,7 @@ COMPUTER_WORDS: Final = frozenset({"bots", "bot", "computer", "computers"})
 HISTORY_ROW: Final = 5
 
 _BOARD = re.compile(r"B:(-|[a-z]{1,16}):([cg])([bh]):(0|[1-9][0-9]{0,3})")
-_HISTORY = re.compile(r"Y:(-|[1-9][0-9]{0,11})")
+_HISTORY = re.compile(rf"Y:(-|{NUMBER})")
 
 
 # -- callback data --------------------------------------------------------------------------
@@ -132,7 +132,7 @@ def parse(data: object) -> Press:
     history = _HISTORY.fullmatch(data)
     if history is not None:
         game = history.group(1)
-        return HistoryPress(None if game == "-" else int(game))
+        return HistoryPress(None if game == "-" else parse_number(game))
     raise BadCallback("unknown callback data")
 
 

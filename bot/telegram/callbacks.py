@@ -21,14 +21,18 @@ from dataclasses import dataclass
 from typing import Final
 
 MAX_BYTES: Final = 64
-_NUMBER = r"(0|[1-9][0-9]{0,11})"
+#: The largest game id or version the storage holds (a 32-bit ``INTEGER`` column): a larger
+#: number in callback data is refused here, before any query sees it.
+MAX_NUMBER: Final = 2**31 - 1
+#: A decimal number without leading zeros, at most as long as :data:`MAX_NUMBER`.
+NUMBER: Final = r"(0|[1-9][0-9]{0,9})"
 _TOKEN = r"([A-Za-z0-9_.\-]{1,32})"
 _PATTERNS: Final = {
     "N": re.compile(rf"N:{_TOKEN}"),
-    "L": re.compile(rf"L:{_NUMBER}:(join|leave|bot|unbot|start|cancel|back|o\.[a-z0-9_]{{1,24}})"),
-    "A": re.compile(rf"A:{_NUMBER}:{_NUMBER}:{_TOKEN}"),
-    "U": re.compile(rf"U:{_NUMBER}:{_NUMBER}:{_TOKEN}"),
-    "R": re.compile(rf"R:{_NUMBER}"),
+    "L": re.compile(rf"L:{NUMBER}:(join|leave|bot|unbot|start|cancel|back|o\.[a-z0-9_]{{1,24}})"),
+    "A": re.compile(rf"A:{NUMBER}:{NUMBER}:{_TOKEN}"),
+    "U": re.compile(rf"U:{NUMBER}:{NUMBER}:{_TOKEN}"),
+    "R": re.compile(rf"R:{NUMBER}"),
     "H": re.compile(rf"H:{_TOKEN}"),
     "G": re.compile(r"G:([a-z]{2})"),
 }
@@ -108,6 +112,14 @@ class BadCallback(ValueError):
     """Callback data that is not ours: forged, truncated or from an old bot version."""
 
 
+def parse_number(text: str) -> int:
+    """A game id or version from callback data, within what the storage holds."""
+    value = int(text)
+    if value > MAX_NUMBER:
+        raise BadCallback("number out of range")
+    return value
+
+
 def parse(data: object) -> Press:
     """The press encoded in ``data``; :class:`BadCallback` for anything else."""
     if not isinstance(data, str) or not data or len(data.encode()) > MAX_BYTES:
@@ -121,13 +133,13 @@ def parse(data: object) -> Press:
         case "N":
             return NewGame(groups[0])
         case "L":
-            return LobbyPress(int(groups[0]), groups[1])
+            return LobbyPress(parse_number(groups[0]), groups[1])
         case "A":
-            return ActPress(int(groups[0]), int(groups[1]), groups[2])
+            return ActPress(parse_number(groups[0]), parse_number(groups[1]), groups[2])
         case "U":
-            return ScreenPress(int(groups[0]), int(groups[1]), groups[2])
+            return ScreenPress(parse_number(groups[0]), parse_number(groups[1]), groups[2])
         case "R":
-            return RematchPress(int(groups[0]))
+            return RematchPress(parse_number(groups[0]))
         case "H":
             return RulesPress(groups[0])
         case _:

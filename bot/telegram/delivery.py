@@ -103,6 +103,8 @@ class Slot:
     version: int = 0
     #: The last change could not be delivered (given up or refused): the message is behind.
     behind: bool = False
+    #: Send the message anew (it notifies, where an edit does not) and retire the old one.
+    renew: bool = False
 
 
 class Publisher:
@@ -184,6 +186,17 @@ class Publisher:
         panel.render = render
         self._touch(panel, snapshot)
 
+    def renew_panel(self, snapshot: GameSnapshot, seat: int) -> None:
+        """Send a player's panel as a new message — he can be messaged again (he unblocked
+        the bot) — and retire the old one."""
+        self.publish(snapshot)
+        panel = self._slots.get((snapshot.game_id, seat))
+        if panel is None or panel.final:
+            return
+        panel.unreachable = False
+        panel.renew = True
+        self._schedule(panel, urgent=True)
+
     def chat_moved(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup: its messages must be posted again under the new id."""
         for slot in self._slots.values():
@@ -253,7 +266,7 @@ class Publisher:
             # A change of "time left" alone is no reason to edit.
             content = render(self.wall_clock(), slot.screen)
             shown = fingerprint(content)
-            if shown == slot.sent:
+            if shown == slot.sent and not slot.renew:
                 continue
             self._free_at[slot.chat_id] = loop.time() + interval
             try:
@@ -366,7 +379,8 @@ class Publisher:
         markup = markup_json(content.keyboard)
         if markup is not None:
             shown["reply_markup"] = markup
-        if slot.message_id is not None:
+        retired = slot.message_id if slot.renew else None
+        if slot.message_id is not None and not slot.renew:
             try:
                 await self._call("editMessageText", {**shown, "message_id": slot.message_id})
                 return
@@ -384,8 +398,18 @@ class Publisher:
         if slot.thread_id is not None:
             shown["message_thread_id"] = slot.thread_id
         sent = await self._call("sendMessage", shown)
-        slot.message_id = int(sent["message_id"])
+        slot.message_id, slot.renew = int(sent["message_id"]), False
         await self._remember(slot)
+        if retired is not None:
+            await self._retire(slot.chat_id, retired)
+
+    async def _retire(self, chat_id: int, message_id: int) -> None:
+        """Delete a message a newer copy replaces (its buttons are refused as outdated
+        anyway); one Telegram will not delete (too old) simply stays."""
+        try:
+            await self._call("deleteMessage", {"chat_id": chat_id, "message_id": message_id})
+        except TelegramError as error:
+            logger.info("Could not delete message %s in chat %s: %s", message_id, chat_id, error)
 
     async def _call(self, endpoint: str, data: dict[str, Any]) -> Any:
         """One Bot API call with the request built here, not by PTB's method and objects.

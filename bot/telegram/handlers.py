@@ -16,6 +16,7 @@ from telegram import (
     Chat,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
+    MaybeInaccessibleMessage,
     Message,
     ReplyParameters,
     Update,
@@ -35,16 +36,18 @@ from telegram.ext import (
 
 from bot.games.registry import GAMES
 from bot.i18n import SUPPORTED_LANGUAGES, Translator, pick_language, translator
+from bot.services.authority import Origin, is_person
 from bot.services.languages import LanguageService
 from bot.services.lobby import LobbyService
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
-from bot.services.types import Actor, AdminCheck, ChatRef, GameSnapshot, ServiceError
+from bot.services.types import Actor, ChatRef, ServiceError
 from bot.telegram import boards, callbacks
 from bot.telegram.delivery import Publisher
 from bot.telegram.poller import DeadlinePoller
 from bot.telegram.render import has_renderer
 from bot.telegram.render.common import esc, game_name
+from bot.telegram.rights import TelegramRights
 from bot.telegram.throttle import PressThrottle
 
 logger = logging.getLogger(__name__)
@@ -62,6 +65,7 @@ class Cardroom:
     publisher: Publisher
     languages: LanguageService
     poller: DeadlinePoller
+    rights: TelegramRights
     throttle: PressThrottle = field(default_factory=PressThrottle)
     #: The redraw after a start (``bot.app.catch_up``), while it runs.
     catching_up: asyncio.Task[None] | None = None
@@ -79,14 +83,47 @@ class Cardroom:
         if snapshot is not None:
             self.publisher.publish(snapshot)
 
+    async def blocked(self, user_id: int) -> None:
+        """A person blocked the bot: the computer takes his seats at once."""
+        for snapshot in await self.play.games_of(user_id):
+            seat = snapshot.seat_of(user_id)
+            if seat is not None and not seat.autopilot:
+                await self.seat_unreachable(snapshot.game_id, seat.seat)
+
+    async def reachable_again(self, user_id: int) -> None:
+        """A person can be messaged again (he unblocked the bot, or wrote to it): each game
+        he sits in gets a fresh panel — with "Take my seat back" where the computer plays."""
+        for snapshot in await self.play.games_of(user_id):
+            seat = snapshot.seat_of(user_id)
+            if seat is not None:
+                self.publisher.renew_panel(snapshot, seat.seat)
+
+    async def member_left(self, chat_id: int, user_id: int) -> None:
+        """A person left a group: out of its lobbies; the computer takes his seats."""
+        self.rights.forget(chat_id, user_id)
+        for snapshot in await self.lobby.member_left(chat_id, user_id):
+            self.publisher.publish(snapshot)
+        for snapshot in await self.play.member_left(chat_id, user_id):
+            self.publisher.publish(snapshot)
+        logger.info("User %s left chat %s", user_id, chat_id)
+
 
 def cardroom(context: ContextTypes.DEFAULT_TYPE) -> Cardroom:
     room: Cardroom = context.bot_data["cardroom"]
     return room
 
 
-def actor_of(user: User) -> Actor:
-    return Actor(user.id, user.first_name, user.username, user.language_code)
+def actor_of(user: User, message: Message | None = None) -> Actor:
+    """The person behind an update; a message sent on behalf of a chat (an anonymous admin
+    writes as the group) says so."""
+    sender = message.sender_chat if message is not None else None
+    return Actor(
+        user.id,
+        user.first_name,
+        user.username,
+        user.language_code,
+        as_chat=sender.id if sender is not None else None,
+    )
 
 
 def chat_of(chat: Chat, message: Message | None) -> ChatRef:
@@ -114,22 +151,6 @@ async def speaker(context: ContextTypes.DEFAULT_TYPE, update: Update) -> Transla
 def available_games() -> list[str]:
     """The games a lobby can be opened for: known to the registry and drawable."""
     return [key for key in GAME_KEYS if key in GAMES and has_renderer(key)]
-
-
-def admin_check(context: ContextTypes.DEFAULT_TYPE, chat_id: int, user_id: int) -> AdminCheck:
-    """Asks Telegram whether the user administers the chat — only when it matters."""
-
-    async def check() -> bool:
-        if chat_id > 0:
-            return False
-        try:
-            member = await context.bot.get_chat_member(chat_id, user_id)
-        except TelegramError as error:
-            logger.warning("Could not check the admins of chat %s: %s", chat_id, error)
-            return False
-        return member.status in (ChatMemberStatus.ADMINISTRATOR, ChatMemberStatus.OWNER)
-
-    return check
 
 
 def refusal_text(t: Translator, error: ServiceError) -> str:
@@ -169,6 +190,8 @@ async def handle_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         return
     await room.lobby.record(actor, chat, started=True)
     await reply(message, t("start.welcome", name=esc(user.first_name)) + "\n\n" + t("help.text"))
+    # Perhaps he had blocked the bot: his games' panels come back.
+    await room.reachable_again(user.id)
 
 
 async def handle_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -213,7 +236,7 @@ async def _open_lobby(
 ) -> None:
     """Open a lobby in a group; in a private chat, deal a game against the computer."""
     room = cardroom(context)
-    where, actor = chat_of(chat, message), actor_of(user)
+    where, actor = chat_of(chat, message), actor_of(user, message)
     await room.languages.adopt(where, actor)
     t = translator(await room.languages.for_chat(where, actor))
     try:
@@ -233,9 +256,13 @@ async def _open_lobby(
             do_quote=False,
         )
         return
-    if not snapshot.seats and await _reachable(context, user, await personal(context, user)):
+    if (
+        is_person(actor)
+        and not snapshot.seats
+        and await _reachable(context, user, await personal(context, user))
+    ):
         await room.lobby.mark_started(actor)
-        snapshot = (await room.lobby.join(snapshot.game_id, actor)).snapshot
+        snapshot = await room.lobby.seat_creator(snapshot.game_id, actor)
     room.publisher.publish(snapshot)
 
 
@@ -248,7 +275,7 @@ async def handle_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     t = await speaker(context, update)
     try:
         snapshot = await room.lobby.cancel_in_topic(
-            chat_of(chat, message), actor_of(user), admin_check(context, chat.id, user.id)
+            chat_of(chat, message), actor_of(user, message)
         )
     except ServiceError as error:
         await reply(message, refusal_text(t, error))
@@ -335,68 +362,69 @@ def _deep_link(context: ContextTypes.DEFAULT_TYPE, token: str) -> str:
     return f"https://t.me/{context.bot.username}?start={token}"
 
 
+def origin_of(query: CallbackQuery) -> Origin:
+    """The message a button was pressed on, as Telegram reports it (not as the data says)."""
+    message: MaybeInaccessibleMessage | None = query.message
+    if message is None:  # a button under an inline-mode message: none of ours
+        raise ServiceError("press.foreign")
+    return Origin(message.chat.id, message.message_id)
+
+
 async def _dispatch(
     press: callbacks.Press, query: CallbackQuery, context: ContextTypes.DEFAULT_TYPE, t: Translator
 ) -> dict[str, Any]:
+    """Act on a press. Whatever game its data names, the services judge it against that
+    game's own chat and messages (``origin``): data is the client's word, the origin
+    Telegram's."""
     room = cardroom(context)
     user = query.from_user
     actor = actor_of(user)
     message = query.message if isinstance(query.message, Message) else None
-    chat_id = message.chat.id if message is not None else user.id
-    admin = admin_check(context, chat_id, user.id)
-    snapshot: GameSnapshot
     match press:
         case callbacks.ActPress(game_id, version, code):
-            snapshot = await room.play.act(game_id, user.id, version, code)
+            snapshot = await room.play.act(game_id, user.id, version, code, origin_of(query))
             room.publisher.publish(snapshot)
             return {}
         case callbacks.ScreenPress(game_id, version, screen):
-            current = await room.play.snapshot(game_id)
-            seat = current.seat_of(user.id)
-            if seat is None:
-                raise ServiceError("play.not_a_player")
-            if current.version != version:
-                raise ServiceError("play.stale")
-            if not room.publisher.show_screen(game_id, seat.seat, screen):
+            current, seat = await room.play.open_screen(
+                game_id, user.id, version, origin_of(query)
+            )
+            if not room.publisher.show_screen(game_id, seat, screen):
                 room.publisher.publish(current)
-                room.publisher.show_screen(game_id, seat.seat, screen)
+                room.publisher.show_screen(game_id, seat, screen)
             return {}
         case callbacks.LobbyPress(game_id, "join"):
-            try:
-                result = await room.lobby.join(game_id, actor)
-            except ServiceError as error:
-                # Perhaps he opened our DM before we kept records: a greeting tells.
-                if error.code != "lobby.need_start" or not await _reachable(context, user, t):
-                    raise
-                await room.lobby.mark_started(actor)
-                result = await room.lobby.join(game_id, actor)
-            room.publisher.publish(result.snapshot)
-            return {"text": t("lobby.you_joined" if result.joined else "lobby.already_in")}
+            return await _join(context, game_id, user, origin_of(query), t)
         case callbacks.LobbyPress(game_id, "leave"):
-            room.publisher.publish(await room.lobby.leave(game_id, actor))
+            room.publisher.publish(await room.lobby.leave(game_id, actor, origin_of(query)))
             return {"text": t("lobby.you_left")}
         case callbacks.LobbyPress(game_id, "bot"):
-            room.publisher.publish(await room.lobby.add_computer(game_id, actor, admin))
+            snapshot = await room.lobby.add_computer(game_id, actor, origin_of(query))
+            room.publisher.publish(snapshot)
             return {}
         case callbacks.LobbyPress(game_id, "unbot"):
-            room.publisher.publish(await room.lobby.remove_computer(game_id, actor, admin))
+            snapshot = await room.lobby.remove_computer(game_id, actor, origin_of(query))
+            room.publisher.publish(snapshot)
             return {}
         case callbacks.LobbyPress(game_id, "start"):
-            room.publisher.publish(await room.lobby.start(game_id, actor, admin))
+            room.publisher.publish(await room.lobby.start(game_id, actor, origin_of(query)))
             return {"text": t("lobby.started")}
         case callbacks.LobbyPress(game_id, "back"):
-            room.publisher.publish(await room.play.take_back(game_id, user.id))
+            snapshot = await room.play.take_back(game_id, user.id, origin_of(query))
+            room.publisher.publish(snapshot)
             return {"text": t("lobby.welcome_back")}
         case callbacks.LobbyPress(game_id, "cancel"):
-            room.publisher.publish(await room.lobby.cancel(game_id, actor, admin))
+            room.publisher.publish(await room.lobby.cancel(game_id, actor, origin_of(query)))
             return {"text": t("lobby.cancelled")}
         case callbacks.LobbyPress(game_id, op):
             option = op[2:]
-            room.publisher.publish(await room.lobby.cycle_option(game_id, actor, option, admin))
+            snapshot = await room.lobby.cycle_option(game_id, actor, option, origin_of(query))
+            room.publisher.publish(snapshot)
             return {}
         case callbacks.RematchPress(game_id):
-            room.publisher.publish(await room.lobby.rematch(game_id, actor))
-            return {"text": t("lobby.rematch_started")}
+            snapshot = await room.lobby.rematch(game_id, actor, origin_of(query))
+            room.publisher.publish(snapshot)
+            return {"text": t("lobby.rematch_opened" if snapshot.is_lobby else "lobby.started")}
         case callbacks.NewGame(key):
             if key not in available_games() or message is None:
                 raise callbacks.BadCallback(key)
@@ -421,13 +449,33 @@ async def _dispatch(
                 if message is not None
                 else ChatRef(user.id, "private")
             )
-            chosen = await room.languages.choose(where, actor, code, admin)
+            chosen = await room.languages.choose(where, actor, code)
             if not where.is_private:
                 shown = await room.play.snapshot_in_topic(where.chat_id, where.topic_id)
                 if shown is not None:
                     room.publisher.publish(shown)
             return {"text": translator(chosen)("language.set")}
     raise callbacks.BadCallback("unhandled")
+
+
+async def _join(
+    context: ContextTypes.DEFAULT_TYPE, game_id: int, user: User, origin: Origin, t: Translator
+) -> dict[str, Any]:
+    """Join (or, invited to a rematch, confirm) from the lobby's Join button."""
+    room = cardroom(context)
+    actor = actor_of(user)
+    try:
+        result = await room.lobby.join(game_id, actor, origin)
+    except ServiceError as error:
+        # Perhaps he opened our DM before we kept records: a greeting tells.
+        if error.code != "lobby.need_start" or not await _reachable(context, user, t):
+            raise
+        await room.lobby.mark_started(actor)
+        result = await room.lobby.join(game_id, actor, origin)
+    room.publisher.publish(result.snapshot)
+    if not result.joined:
+        return {"text": t("lobby.already_in")}
+    return {"text": t("lobby.started" if not result.snapshot.is_lobby else "lobby.you_joined")}
 
 
 # -- the chat itself --------------------------------------------------------------------
@@ -442,18 +490,49 @@ async def handle_migration(update: Update, context: ContextTypes.DEFAULT_TYPE) -
 
 
 async def handle_my_membership(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Added to a group: speak its adder's language. Removed: its games are cancelled."""
+    """The bot's own membership changed.
+
+    In a group: added — speak its adder's language; removed — its games are cancelled.
+    In a private chat: the person blocked the bot — the computer takes his seats at once; he
+    unblocked it — his panels come back, with "Take my seat back".
+    """
     change = update.my_chat_member
-    if change is None or change.chat.type == ChatType.PRIVATE:
+    if change is None:
         return
-    if change.new_chat_member.status in (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR):
+    room = cardroom(context)
+    status = change.new_chat_member.status
+    if change.chat.type == ChatType.PRIVATE:
+        actor = actor_of(change.from_user)
+        if status in (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT):
+            await room.lobby.record(actor, started=False)
+            await room.blocked(actor.user_id)
+        elif status == ChatMemberStatus.MEMBER:
+            await room.lobby.record(actor, started=True)
+            await room.reachable_again(actor.user_id)
+        return
+    if status in (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR):
         where = ChatRef(change.chat.id, change.chat.type, change.chat.title)
-        await cardroom(context).languages.adopt(where, actor_of(change.from_user))
-    elif change.new_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
-        room = cardroom(context)
+        await room.languages.adopt(where, actor_of(change.from_user))
+    elif status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
         for snapshot in await room.lobby.bot_removed(change.chat.id):
             room.publisher.publish(snapshot)
         logger.info("Removed from chat %s; its games are cancelled", change.chat.id)
+
+
+async def handle_member_left(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Someone left a group (or was removed): his lobby seats go, the computer plays his
+    game seats — and leaving never pays (see the services' outcome of an abandoned seat)."""
+    message = update.effective_message
+    if message is not None and message.left_chat_member is not None:
+        gone = message.left_chat_member
+        if not gone.is_bot:
+            await cardroom(context).member_left(message.chat.id, gone.id)
+        return
+    change = update.chat_member
+    if change is None or change.new_chat_member.user.is_bot:
+        return
+    if change.new_chat_member.status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):
+        await cardroom(context).member_left(change.chat.id, change.new_chat_member.user.id)
 
 
 # -- errors -----------------------------------------------------------------------------
@@ -477,6 +556,10 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     application.add_handler(CallbackQueryHandler(handle_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handle_migration))
     application.add_handler(
+        MessageHandler(filters.StatusUpdate.LEFT_CHAT_MEMBER, handle_member_left)
+    )
+    application.add_handler(
         ChatMemberHandler(handle_my_membership, ChatMemberHandler.MY_CHAT_MEMBER)
     )
+    application.add_handler(ChatMemberHandler(handle_member_left, ChatMemberHandler.CHAT_MEMBER))
     application.add_error_handler(handle_error)

@@ -1,4 +1,5 @@
-"""The deadline poller: a loop that moves on games whose window has closed.
+"""The deadline poller: a loop that moves on games whose window has closed, and lobbies
+whose time ran out.
 
 Timers are rows (``games.deadline_at``), not jobs: the poller only asks the database what is
 due, so a restarted bot simply catches up. It is a plain asyncio task rather than a JobQueue
@@ -12,6 +13,7 @@ import contextlib
 import logging
 from typing import Any
 
+from bot.services.lobby import LobbyService
 from bot.services.play import PlayService
 from bot.telegram.delivery import Publisher
 
@@ -21,20 +23,28 @@ POLL_SECONDS = 0.5
 
 
 class DeadlinePoller:
-    """Every ``interval`` seconds: claim due games, apply their timeouts or computer moves."""
+    """Every ``interval`` seconds: claim due games, apply their timeouts or computer moves;
+    close idle lobbies and let a rematch's unanswered invitations lapse."""
 
     def __init__(
-        self, play: PlayService, publisher: Publisher, interval: float = POLL_SECONDS
+        self,
+        play: PlayService,
+        lobby: LobbyService,
+        publisher: Publisher,
+        interval: float = POLL_SECONDS,
     ) -> None:
         self.play = play
+        self.lobby = lobby
         self.publisher = publisher
         self.interval = interval
         self._stopping = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
 
     async def run_once(self) -> None:
-        """One pass: every due game moved on and published."""
+        """One pass: every due game and lobby moved on and published."""
         for snapshot in await self.play.run_due():
+            self.publisher.publish(snapshot)
+        for snapshot in await self.lobby.run_due():
             self.publisher.publish(snapshot)
 
     def start(self) -> None:

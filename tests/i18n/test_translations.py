@@ -19,7 +19,7 @@ from bot.i18n.check import compare, placeholders
 from bot.services.languages import LanguageService
 from bot.services.types import Actor, ChatRef, ServiceError
 from bot.storage.database import Database
-from tests.services.helpers import GROUP, is_admin, make_services, no_admin
+from tests.services.helpers import GROUP, FakeRights, make_services
 
 TRANSLATED = [lang for lang in SUPPORTED_LANGUAGES if lang != DEFAULT_LANGUAGE]
 
@@ -210,14 +210,14 @@ def russian(user_id: int, name: str, code: str | None = "ru") -> Actor:
 
 
 async def test_a_dm_user_is_answered_in_his_app_language(db: Database) -> None:
-    languages = LanguageService(db)
+    languages = LanguageService(db, FakeRights())
     assert await languages.for_user(russian(1, "Аня", "ru-RU")) == "ru"
     assert await languages.for_user(russian(2, "Боря", "ru")) == "ru"
     assert await languages.for_chat(ChatRef(1, "private"), russian(1, "Аня", "ru-RU")) == "ru"
 
 
 async def test_an_unsupported_app_language_falls_back_to_english(db: Database) -> None:
-    languages = LanguageService(db)
+    languages = LanguageService(db, FakeRights())
     assert await languages.for_user(russian(1, "Zed", "tlh")) == "en"
     assert await languages.for_user(russian(2, "Zoe", "xx-YY")) == "en"
     assert await languages.for_user(russian(3, "Nobody", None)) == "en"
@@ -225,16 +225,19 @@ async def test_an_unsupported_app_language_falls_back_to_english(db: Database) -
 
 
 async def test_a_group_adopts_the_language_of_who_brought_the_bot(db: Database) -> None:
-    languages = LanguageService(db)
+    languages = LanguageService(db, FakeRights())
     await languages.adopt(GROUP, russian(1, "Аня", "ru-RU"))
     assert await languages.for_chat(GROUP, Actor(2, "Bob", None, "en")) == "ru"
     # A later adder does not change it; and it is stored, not just remembered.
     await languages.adopt(GROUP, Actor(3, "Carl", None, "en"))
-    assert await LanguageService(db).for_chat(GROUP, Actor(2, "Bob", None, "en")) == "ru"
+    assert (
+        await LanguageService(db, FakeRights()).for_chat(GROUP, Actor(2, "Bob", None, "en"))
+        == "ru"
+    )
 
 
 async def test_a_group_without_a_language_speaks_the_speakers(db: Database) -> None:
-    languages = LanguageService(db)
+    languages = LanguageService(db, FakeRights())
     assert await languages.for_chat(GROUP, russian(1, "Аня")) == "ru"
     assert await languages.for_chat(GROUP, Actor(2, "Bob", None, "en-US")) == "en"
     assert await languages.for_chat(GROUP, None) == "en"
@@ -242,28 +245,32 @@ async def test_a_group_without_a_language_speaks_the_speakers(db: Database) -> N
 
 async def test_a_groups_language_is_changed_by_an_admin_or_the_lobby_creator(db: Database) -> None:
     services = make_services(db)
-    languages = LanguageService(db)
+    languages = LanguageService(db, services.rights)
     anna, boris = russian(1, "Аня"), russian(2, "Боря")
     await languages.adopt(GROUP, Actor(9, "Eve", None, "en"))
     with pytest.raises(ServiceError) as refused:
-        await languages.choose(GROUP, boris, "ru", no_admin)
+        await languages.choose(GROUP, boris, "ru")
     assert refused.value.code == "language.admin_only"
     assert await languages.for_chat(GROUP, boris) == "en"
-    assert await languages.choose(GROUP, boris, "ru", is_admin) == "ru"
+    services.rights.admins.add((GROUP.chat_id, boris.user_id))
+    assert await languages.choose(GROUP, boris, "ru") == "ru"
     assert await languages.for_chat(GROUP, Actor(3, "Carl", None, "en")) == "ru"
 
-    await languages.choose(GROUP, boris, "en", is_admin)
+    await languages.choose(GROUP, boris, "en")
     await services.lobby.open(GROUP, anna, "rank")
-    assert await languages.choose(GROUP, anna, "ru", no_admin) == "ru", "the lobby's creator"
-    assert await LanguageService(db).for_chat(GROUP, Actor(3, "Carl", None, "en")) == "ru"
+    assert await languages.choose(GROUP, anna, "ru") == "ru", "the lobby's creator"
+    assert (
+        await LanguageService(db, FakeRights()).for_chat(GROUP, Actor(3, "Carl", None, "en"))
+        == "ru"
+    )
     with pytest.raises(ServiceError) as unknown:
-        await languages.choose(GROUP, anna, "tlh", is_admin)
+        await languages.choose(GROUP, anna, "tlh")
     assert unknown.value.code == "language.unknown"
 
 
 async def test_a_users_own_choice_beats_his_app_language(db: Database) -> None:
-    languages = LanguageService(db)
+    languages = LanguageService(db, FakeRights())
     anna = russian(1, "Аня", "en-GB")
     assert await languages.for_user(anna) == "en"
-    assert await languages.choose(ChatRef(1, "private"), anna, "ru", no_admin) == "ru"
-    assert await LanguageService(db).for_user(anna) == "ru"
+    assert await languages.choose(ChatRef(1, "private"), anna, "ru") == "ru"
+    assert await LanguageService(db, FakeRights()).for_user(anna) == "ru"

@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+import asyncio
+from dataclasses import dataclass, field
 
+from bot.services.authority import Origin
 from bot.services.games import GameStore
 from bot.services.lobby import LobbyService
 from bot.services.locks import GameLocks
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
-from bot.services.types import Actor, ChatRef
+from bot.services.types import Actor, ChatRef, GameSnapshot
 from bot.storage.database import Database
 
 GROUP = ChatRef(-100123, "supergroup", "Card club")
@@ -27,11 +29,36 @@ class FakeClock:
 
 
 @dataclass
+class FakeRights:
+    """What Telegram would say: everyone is in every group unless he left it; nobody is an
+    admin unless named. ``gate``, when set, holds every answer until it is set."""
+
+    admins: set[tuple[int, int]] = field(default_factory=set)
+    gone: set[tuple[int, int]] = field(default_factory=set)
+    gate: asyncio.Event | None = None
+    asked: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def is_admin(self, chat_id: int, user_id: int) -> bool:
+        await self._wait()
+        return chat_id < 0 and (chat_id, user_id) in self.admins
+
+    async def is_member(self, chat_id: int, user_id: int) -> bool:
+        await self._wait()
+        return chat_id == user_id if chat_id > 0 else (chat_id, user_id) not in self.gone
+
+    async def _wait(self) -> None:
+        self.asked.set()
+        if self.gate is not None:
+            await self.gate.wait()
+
+
+@dataclass
 class Services:
     lobby: LobbyService
     play: PlayService
     stats: StatsService
     clock: FakeClock
+    rights: FakeRights
 
 
 def make_services(
@@ -40,11 +67,13 @@ def make_services(
     clock = FakeClock()
     store = GameStore(computer_delay, clock)
     locks = GameLocks()
+    rights = FakeRights()
     return Services(
-        LobbyService(db, store, locks, turn_seconds),
-        PlayService(db, store, locks),
+        LobbyService(db, store, locks, turn_seconds, rights),
+        PlayService(db, store, locks, rights),
         StatsService(db),
         clock,
+        rights,
     )
 
 
@@ -52,9 +81,14 @@ def person(user_id: int, name: str) -> Actor:
     return Actor(user_id, name, None, "en")
 
 
-async def no_admin() -> bool:
-    return False
+def at_table(game: GameSnapshot | ChatRef) -> Origin:
+    """A press on the game's table (in service tests no message id is recorded yet: the
+    chat is what is checked)."""
+    message_id = game.table_message_id if isinstance(game, GameSnapshot) else None
+    return Origin(game.chat_id, message_id or 1)
 
 
-async def is_admin() -> bool:
-    return True
+def on_panel(user_id: int, game: GameSnapshot | None = None) -> Origin:
+    """A press on the player's own panel, in his private chat."""
+    seat = game.seat_of(user_id) if game is not None else None
+    return Origin(user_id, (seat.dm_message_id if seat is not None else None) or 1)

@@ -16,7 +16,7 @@ from bot.services.stats import PAGE_SIZE
 from bot.services.types import Actor, ChatRef, ServiceError
 from bot.storage.database import Database
 from bot.storage.repositories import Ratings
-from tests.services.helpers import GROUP, Services, is_admin, make_services, person
+from tests.services.helpers import GROUP, Services, at_table, make_services, on_panel, person
 
 OTHER_GROUP = ChatRef(-100456, "supergroup", "Second club")
 ANNA, BORIS, CLARA, DENIS = (
@@ -76,10 +76,10 @@ async def start_game(
     lobby = await services.lobby.open(chat, creator, "rank")
     for actor in players[1:]:
         if actor is None:
-            await services.lobby.add_computer(lobby.game_id, creator, is_admin)
+            await services.lobby.add_computer(lobby.game_id, creator, at_table(lobby))
         else:
-            await services.lobby.join(lobby.game_id, actor)
-    snapshot = await services.lobby.start(lobby.game_id, creator, is_admin)
+            await services.lobby.join(lobby.game_id, actor, at_table(lobby))
+    snapshot = await services.lobby.start(lobby.game_id, creator, at_table(lobby))
     for _ in range(moves):
         services.clock.advance(2)
         human = next(
@@ -91,7 +91,9 @@ async def start_game(
         user_id = snapshot.seats[human].user_id
         assert user_id is not None
         code = snapshot.legal[human][0][0]
-        snapshot = await services.play.act(lobby.game_id, user_id, snapshot.version, code)
+        snapshot = await services.play.act(
+            lobby.game_id, user_id, snapshot.version, code, on_panel(user_id, lobby)
+        )
     return lobby.game_id
 
 

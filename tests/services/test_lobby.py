@@ -8,7 +8,7 @@ import pytest
 
 from bot.services.types import ChatRef, ServiceError
 from bot.storage.database import Database
-from tests.services.helpers import GROUP, is_admin, make_services, no_admin, person
+from tests.services.helpers import GROUP, at_table, make_services, person
 
 ANNA, BORIS, CLARA = person(1, "Anna"), person(2, "Boris"), person(3, "Clara")
 OTHER_GROUP = ChatRef(-100456, "supergroup", "Another club")
@@ -49,7 +49,7 @@ async def test_join_needs_a_started_private_chat_then_the_deep_link_completes_it
     services = make_services(db)
     lobby = await services.lobby.open(GROUP, ANNA, "rank")
     with pytest.raises(ServiceError) as refused:
-        await services.lobby.join(lobby.game_id, BORIS)
+        await services.lobby.join(lobby.game_id, BORIS, at_table(lobby))
     assert refused.value.code == "lobby.need_start"
     assert refused.value.args_["token"] == lobby.join_token
     result = await services.lobby.join_by_token(lobby.join_token, BORIS)
@@ -68,9 +68,9 @@ async def test_leaving_renumbers_the_seats(db: Database) -> None:
     services = make_services(db)
     await started(services, ANNA, BORIS, CLARA)
     lobby = await services.lobby.open(GROUP, ANNA, "rank")
-    await services.lobby.join(lobby.game_id, BORIS)
-    await services.lobby.join(lobby.game_id, CLARA)
-    snapshot = await services.lobby.leave(lobby.game_id, BORIS)
+    await services.lobby.join(lobby.game_id, BORIS, at_table(lobby))
+    await services.lobby.join(lobby.game_id, CLARA, at_table(lobby))
+    snapshot = await services.lobby.leave(lobby.game_id, BORIS, at_table(lobby))
     assert [(s.seat, s.user_id) for s in snapshot.seats] == [(0, 1), (1, 3)]
 
 
@@ -79,13 +79,14 @@ async def test_start_is_refused_below_the_minimum_and_for_strangers(db: Database
     await started(services, ANNA, BORIS)
     lobby = await services.lobby.open(GROUP, ANNA, "rank")
     with pytest.raises(ServiceError) as too_few:
-        await services.lobby.start(lobby.game_id, ANNA, no_admin)
+        await services.lobby.start(lobby.game_id, ANNA, at_table(lobby))
     assert too_few.value.code == "lobby.too_few"
-    await services.lobby.join(lobby.game_id, BORIS)
+    await services.lobby.join(lobby.game_id, BORIS, at_table(lobby))
     with pytest.raises(ServiceError) as host_only:
-        await services.lobby.start(lobby.game_id, BORIS, no_admin)
+        await services.lobby.start(lobby.game_id, BORIS, at_table(lobby))
     assert host_only.value.code == "lobby.host_only"
-    snapshot = await services.lobby.start(lobby.game_id, BORIS, is_admin)
+    services.rights.admins.add((GROUP.chat_id, BORIS.user_id))
+    snapshot = await services.lobby.start(lobby.game_id, BORIS, at_table(lobby))
     assert snapshot.status == "playing"
     assert snapshot.public is not None and set(snapshot.views) == {0, 1}
 
@@ -94,15 +95,19 @@ async def test_computer_seats_and_options(db: Database) -> None:
     services = make_services(db)
     await started(services, ANNA)
     lobby = await services.lobby.open(GROUP, ANNA, "rank")
-    snapshot = await services.lobby.add_computer(lobby.game_id, ANNA, no_admin)
+    snapshot = await services.lobby.add_computer(lobby.game_id, ANNA, at_table(lobby))
     assert [s.is_computer for s in snapshot.seats] == [False, True]
-    snapshot = await services.lobby.cycle_option(lobby.game_id, ANNA, "round_limit", no_admin)
+    snapshot = await services.lobby.cycle_option(
+        lobby.game_id, ANNA, "round_limit", at_table(lobby)
+    )
     assert snapshot.options["round_limit"] == 500
-    snapshot = await services.lobby.cycle_option(lobby.game_id, ANNA, "turn_seconds", no_admin)
+    snapshot = await services.lobby.cycle_option(
+        lobby.game_id, ANNA, "turn_seconds", at_table(lobby)
+    )
     assert snapshot.options["turn_seconds"] == 90
     with pytest.raises(ServiceError):
-        await services.lobby.cycle_option(lobby.game_id, ANNA, "nonsense", no_admin)
-    snapshot = await services.lobby.start(lobby.game_id, ANNA, no_admin)
+        await services.lobby.cycle_option(lobby.game_id, ANNA, "nonsense", at_table(lobby))
+    snapshot = await services.lobby.start(lobby.game_id, ANNA, at_table(lobby))
     assert snapshot.public.round_limit == 500
 
 
@@ -111,8 +116,8 @@ async def test_cancel_frees_the_topic(db: Database) -> None:
     await started(services, ANNA)
     lobby = await services.lobby.open(GROUP, ANNA, "rank")
     with pytest.raises(ServiceError):
-        await services.lobby.cancel_in_topic(GROUP, BORIS, no_admin)
-    cancelled = await services.lobby.cancel_in_topic(GROUP, ANNA, no_admin)
+        await services.lobby.cancel_in_topic(GROUP, BORIS)
+    cancelled = await services.lobby.cancel_in_topic(GROUP, ANNA)
     assert cancelled.status == "cancelled"
     assert (await services.lobby.open(GROUP, ANNA, "rank")).game_id != lobby.game_id
 
@@ -137,18 +142,15 @@ async def test_asking_telegram_about_an_admin_holds_no_database_up(db: Database)
         await services.lobby.record(actor, started=True)
     here = await services.lobby.open(GROUP, ANNA, "rank")
     elsewhere = await services.lobby.open(OTHER_GROUP, ANNA, "rank")
-    asking, answer = asyncio.Event(), asyncio.Event()
+    services.rights.admins.add((GROUP.chat_id, BORIS.user_id))
+    answer = services.rights.gate = asyncio.Event()
 
-    async def slow_admin() -> bool:
-        asking.set()
-        await answer.wait()
-        return True
-
-    press = asyncio.create_task(services.lobby.add_computer(here.game_id, BORIS, slow_admin))
-    await asyncio.wait_for(asking.wait(), 5)
+    press = asyncio.create_task(services.lobby.add_computer(here.game_id, BORIS, at_table(here)))
+    await asyncio.wait_for(services.rights.asked.wait(), 5)
     # Telegram has not answered yet; another group's lobby is served meanwhile.
-    joined = await asyncio.wait_for(services.lobby.join(elsewhere.game_id, BORIS), 5)
-    assert joined.joined
+    leaving = services.lobby.leave(elsewhere.game_id, ANNA, at_table(elsewhere))
+    left = await asyncio.wait_for(leaving, 5)
+    assert left.seats == ()
     answer.set()
     snapshot = await press
     assert len(snapshot.seats) == 2, "the admin's press went through once he was known"

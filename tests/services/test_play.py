@@ -8,7 +8,7 @@ import pytest
 
 from bot.services.types import GameSnapshot, ServiceError
 from bot.storage.database import Database
-from tests.services.helpers import GROUP, Services, make_services, no_admin, person
+from tests.services.helpers import GROUP, Services, at_table, make_services, on_panel, person
 
 ANNA, BORIS, CLARA = person(1, "Anna"), person(2, "Boris"), person(3, "Clara")
 
@@ -17,10 +17,10 @@ async def started_game(services: Services, computers: int = 0) -> GameSnapshot:
     for actor in (ANNA, BORIS):
         await services.lobby.record(actor, started=True)
     lobby = await services.lobby.open(GROUP, ANNA, "rank")
-    await services.lobby.join(lobby.game_id, BORIS)
+    await services.lobby.join(lobby.game_id, BORIS, at_table(lobby))
     for _ in range(computers):
-        await services.lobby.add_computer(lobby.game_id, ANNA, no_admin)
-    return await services.lobby.start(lobby.game_id, ANNA, no_admin)
+        await services.lobby.add_computer(lobby.game_id, ANNA, at_table(lobby))
+    return await services.lobby.start(lobby.game_id, ANNA, at_table(lobby))
 
 
 def mover(snapshot: GameSnapshot) -> tuple[int, int, str]:
@@ -35,7 +35,9 @@ async def test_a_legal_press_moves_the_game_on(db: Database) -> None:
     services = make_services(db)
     game = await started_game(services)
     user_id, _, code = mover(game)
-    after = await services.play.act(game.game_id, user_id, game.version, code)
+    after = await services.play.act(
+        game.game_id, user_id, game.version, code, on_panel(user_id, game)
+    )
     assert after.version == game.version + 1
     assert after.recent, "the table's log shows what happened"
 
@@ -45,7 +47,10 @@ async def test_twenty_concurrent_presses_apply_exactly_once(db: Database) -> Non
     game = await started_game(services)
     user_id, _, code = mover(game)
     results = await asyncio.gather(
-        *(services.play.act(game.game_id, user_id, game.version, code) for _ in range(20)),
+        *(
+            services.play.act(game.game_id, user_id, game.version, code, on_panel(user_id, game))
+            for _ in range(20)
+        ),
         return_exceptions=True,
     )
     applied = [r for r in results if isinstance(r, GameSnapshot)]
@@ -63,7 +68,10 @@ async def test_concurrent_presses_from_two_processes_apply_once(db: Database) ->
     game = await started_game(first)
     user_id, _, code = mover(game)
     results = await asyncio.gather(
-        *(s.play.act(game.game_id, user_id, game.version, code) for s in [first, second] * 10),
+        *(
+            s.play.act(game.game_id, user_id, game.version, code, on_panel(user_id, game))
+            for s in [first, second] * 10
+        ),
         return_exceptions=True,
     )
     assert sum(isinstance(r, GameSnapshot) for r in results) == 1
@@ -84,7 +92,7 @@ async def test_stale_foreign_and_garbage_presses_change_nothing(db: Database) ->
     ]
     for who, version, action, expected in cases:
         with pytest.raises(ServiceError) as refused:
-            await services.play.act(game.game_id, who, version, action)
+            await services.play.act(game.game_id, who, version, action, on_panel(who, game))
         assert refused.value.code == expected
     assert (await services.play.snapshot(game.game_id)).version == game.version
 
@@ -110,7 +118,9 @@ async def test_computer_seat_moves_after_its_pause(db: Database) -> None:
         if computer_turn:
             break
         user_id, _, code = mover(game)
-        game = await services.play.act(game.game_id, user_id, game.version, code)
+        game = await services.play.act(
+            game.game_id, user_id, game.version, code, on_panel(user_id, game)
+        )
     assert any(game.seats[s].is_computer for s in game.legal)
     assert await services.play.run_due() == []
     services.clock.advance(1.1)
@@ -123,7 +133,7 @@ async def test_another_process_sees_the_game_it_did_not_move(db: Database) -> No
     game = await started_game(here)
     assert await there.play.newer_snapshot(game.game_id, game.version) is None
     user_id, _, code = mover(game)
-    moved = await here.play.act(game.game_id, user_id, game.version, code)
+    moved = await here.play.act(game.game_id, user_id, game.version, code, on_panel(user_id, game))
     newer = await there.play.newer_snapshot(game.game_id, game.version)
     assert newer is not None and newer.version == moved.version
     assert newer.recent == moved.recent
@@ -140,5 +150,5 @@ async def test_shown_versions_are_recorded_and_never_move_back(db: Database) -> 
     await services.play.mark_shown({game.game_id: game.version - 1})  # a late, older report
     assert game.game_id not in await services.play.unshown_ids()
     user_id, _, code = mover(game)
-    await services.play.act(game.game_id, user_id, game.version, code)
+    await services.play.act(game.game_id, user_id, game.version, code, on_panel(user_id, game))
     assert game.game_id in await services.play.unshown_ids(), "a new version is not shown yet"

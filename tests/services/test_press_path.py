@@ -15,7 +15,7 @@ from bot.services.types import GameSnapshot
 from bot.storage import lean
 from bot.storage.database import Database
 from bot.storage.repositories import Actions, Results, Seats
-from tests.services.helpers import GROUP, Services, make_services, no_admin, person
+from tests.services.helpers import GROUP, Services, at_table, make_services, on_panel, person
 
 PEOPLE = [person(1, "Anna"), person(2, "Boris"), person(3, "Clara")]
 
@@ -41,10 +41,10 @@ async def started(services: Services, key: str, *, computers: int = 0) -> GameSn
         await services.lobby.record(actor, started=True)
     lobby = await services.lobby.open(GROUP, players[0], key)
     for actor in players[1:]:
-        await services.lobby.join(lobby.game_id, actor)
+        await services.lobby.join(lobby.game_id, actor, at_table(lobby))
     for _ in range(computers):
-        await services.lobby.add_computer(lobby.game_id, players[0], no_admin)
-    return await services.lobby.start(lobby.game_id, players[0], no_admin)
+        await services.lobby.add_computer(lobby.game_id, players[0], at_table(lobby))
+    return await services.lobby.start(lobby.game_id, players[0], at_table(lobby))
 
 
 async def logged_sources(db: Database, game_id: int) -> list[str]:
@@ -68,7 +68,9 @@ async def test_every_press_writes_what_the_orm_reads_back(
     snapshot = dealt = await started(services, key)
     for _ in range(40):
         user_id, code = a_press(snapshot)
-        after = await services.play.act(snapshot.game_id, user_id, snapshot.version, code)
+        after = await services.play.act(
+            snapshot.game_id, user_id, snapshot.version, code, on_panel(user_id, snapshot)
+        )
         assert after.version == snapshot.version + 1
         assert dataclasses.replace(after, events=()) == await services.play.snapshot(
             snapshot.game_id
@@ -93,7 +95,9 @@ async def test_a_press_clears_the_players_missed_turns(
     assert seat is not None
     async with sqlite_db.transaction() as session:
         await Seats(session).set_timeouts(snapshot.game_id, seat.seat, 1)
-    after = await services.play.act(snapshot.game_id, user_id, snapshot.version, code)
+    after = await services.play.act(
+        snapshot.game_id, user_id, snapshot.version, code, on_panel(user_id, snapshot)
+    )
     assert lean_saves == [snapshot.game_id]
     assert after.seats[seat.seat].timeouts == 0
     assert (await services.play.snapshot(snapshot.game_id)).seats[seat.seat].timeouts == 0
@@ -107,7 +111,9 @@ async def test_the_last_press_records_the_results(
     snapshot = dealt = await started(services, "trumps")
     while snapshot.status == "playing":
         user_id, code = a_press(snapshot)
-        snapshot = await services.play.act(snapshot.game_id, user_id, snapshot.version, code)
+        snapshot = await services.play.act(
+            snapshot.game_id, user_id, snapshot.version, code, on_panel(user_id, snapshot)
+        )
     assert snapshot.status == "finished" and snapshot.outcome is not None
     assert len(lean_saves) == snapshot.version - dealt.version - 1, "all but the last press"
     async with sqlite_db.transaction() as session:
@@ -127,7 +133,9 @@ async def test_every_computer_move_writes_what_the_orm_reads_back(
             break
         mine = snapshot.legal.get(0)
         if mine:
-            after = await services.play.act(snapshot.game_id, 1, snapshot.version, mine[0][0])
+            after = await services.play.act(
+                snapshot.game_id, 1, snapshot.version, mine[0][0], on_panel(1, snapshot)
+            )
         else:
             services.clock.advance(1.5)
             moved = await services.play.run_due()

@@ -21,7 +21,7 @@ from bot.services.ratings import (
 from bot.services.types import ServiceError
 from bot.storage.database import Database
 from bot.storage.models import COMPUTER_PLAYER, GLOBAL_BOARD, RatingChangeRow, RatingRow
-from tests.services.helpers import GROUP, is_admin, make_services, person
+from tests.services.helpers import GROUP, at_table, make_services, on_panel, person
 from tests.services.test_boards import (
     OTHER_GROUP,
     finish_game,
@@ -184,15 +184,17 @@ async def test_a_refused_finish_rates_nobody(db: Database) -> None:
     await services.lobby.record(anna, GROUP, started=True)
     await services.lobby.record(boris, GROUP, started=True)
     lobby = await services.lobby.open(GROUP, anna, "rank")
-    await services.lobby.join(lobby.game_id, boris)
-    started = await services.lobby.start(lobby.game_id, anna, is_admin)
+    await services.lobby.join(lobby.game_id, boris, at_table(lobby))
+    started = await services.lobby.start(lobby.game_id, anna, at_table(lobby))
     store = services.lobby.store
     async with db.transaction() as session:
         game = await store.load(session, started.game_id)
     seat, options = next(iter(started.legal.items()))
     user_id = started.seats[seat].user_id
     assert user_id is not None
-    await services.play.act(started.game_id, user_id, started.version, options[0][0])
+    await services.play.act(
+        started.game_id, user_id, started.version, options[0][0], on_panel(user_id, started)
+    )
 
     async with db.transaction() as session:
         game.session = session

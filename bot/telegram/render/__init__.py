@@ -18,6 +18,7 @@ from typing import Protocol
 
 from bot.games.registry import get_rules
 from bot.i18n import Translator
+from bot.services.snapshots import abandoned_seats
 from bot.services.types import GameSnapshot
 from bot.telegram.render.common import (
     esc,
@@ -109,7 +110,7 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     turn: list[str] = []
     still_turn: list[str] = []
     if snapshot.status == "finished":
-        tail += ["", t("table.over"), *render_results(t, snapshot)]
+        tail += ["", t("table.over"), *render_results(t, snapshot), *_left_line(t, snapshot)]
         keyboard = rematch_keyboard(t, snapshot)
     elif snapshot.chat_kind != "private":
         # In a private game the panel just below says whose move it is.
@@ -118,6 +119,15 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     text = "\n".join([*head, *body, *tail, *turn])
     timeless = "\n".join([*head, *still_body, *tail, *still_turn])
     return Content(text, keyboard, timeless)
+
+
+def _left_line(t: Translator, snapshot: GameSnapshot) -> list[str]:
+    """Who left before the end, and so ranks below the rest whatever the cards said."""
+    left = sorted(abandoned_seats(snapshot.seats))
+    if not left:
+        return []
+    names = ", ".join(seat_name(t, snapshot, seat, marker=False) for seat in left)
+    return [t("table.left", players=names)]
 
 
 def _turn_line(t: Translator, snapshot: GameSnapshot, now: float) -> str:
@@ -149,6 +159,8 @@ def panel_content(
     if snapshot.status == "finished" and snapshot.outcome is not None:
         place = snapshot.outcome.places[seat]
         footer = [t("panel.over", place=place, players=len(snapshot.seats))]
+        if seat in abandoned_seats(snapshot.seats):
+            footer.append(t("panel.left"))
         keyboard = ()
     elif snapshot.seats[seat].autopilot and snapshot.status == "playing":
         footer = [t("panel.autopilot")]

@@ -10,7 +10,8 @@ from typing import Any
 from bot.games.cards import SUITS, Card
 from bot.games.engine import AUTOPILOT_AFTER, TURN_SECONDS, Event
 from bot.i18n import Translator
-from bot.services.types import SERIES, GameSnapshot, SeatInfo
+from bot.services.lobby import LOBBY_IDLE_SECONDS, REMATCH_SECONDS
+from bot.services.types import INVITED, REMATCH_OF, SERIES, GameSnapshot, SeatInfo
 from bot.telegram.callbacks import LobbyPress, RematchPress, RulesPress
 from bot.telegram.render.content import Button, Content, Keyboard, rows
 
@@ -37,10 +38,13 @@ def seat_name(t: Translator, snapshot: GameSnapshot, seat: int, *, marker: bool 
     if info.is_computer:
         number = 1 + sum(1 for s in snapshot.seats[:seat] if s.is_computer)
         return "🤖 " + esc(t("seat.computer", n=number))
-    name = info.name.strip() or "?"
-    if len(name) > NAME_LIMIT:
-        name = name[: NAME_LIMIT - 1] + "…"
-    return esc(name) + (" 💤" if marker and info.autopilot else "")
+    return esc(short(info.name)) + (" 💤" if marker and info.autopilot else "")
+
+
+def short(name: str) -> str:
+    """A person's name as a table shows it: trimmed, and cut to :data:`NAME_LIMIT`."""
+    name = name.strip() or "?"
+    return name if len(name) <= NAME_LIMIT else name[: NAME_LIMIT - 1] + "…"
 
 
 def rank_label(t: Translator, rank: int) -> str:
@@ -109,8 +113,9 @@ def option_label(t: Translator, key: str, value: Any) -> str:
 def render_lobby(t: Translator, snapshot: GameSnapshot, option_keys: Iterable[str]) -> Content:
     """The lobby message: who has joined and the buttons to join, configure and start."""
     game = snapshot.game_id
+    title = "lobby.rematch_title" if REMATCH_OF in snapshot.options else "lobby.title"
     lines = [
-        t("lobby.title", game=esc(game_name(t, snapshot.game_key))),
+        t(title, game=esc(game_name(t, snapshot.game_key))),
         t(
             "lobby.players",
             count=len(snapshot.seats),
@@ -119,11 +124,17 @@ def render_lobby(t: Translator, snapshot: GameSnapshot, option_keys: Iterable[st
         ),
     ]
     lines += [f"{s.seat + 1}. {seat_name(t, snapshot, s.seat)}" for s in snapshot.seats]
-    if not snapshot.seats:
+    invited = [esc(short(str(entry[1]))) for entry in snapshot.options.get(INVITED) or ()]
+    if invited:
+        lines.append(t("lobby.invited", names=", ".join(invited), seconds=REMATCH_SECONDS))
+    elif not snapshot.seats:
         lines.append(t("lobby.nobody"))
     option_keys = list(option_keys)
     options = [option_label(t, key, snapshot.options.get(key)) for key in option_keys]
     lines += ["", " · ".join(options), "", t("lobby.hint")]
+    if snapshot.creator_id is None:
+        lines.append(t("lobby.admins_host"))
+    lines.append(t("lobby.expires", minutes=LOBBY_IDLE_SECONDS // 60))
     buttons: list[tuple[Button, ...]] = [
         (
             Button(t("button.join"), LobbyPress(game, "join").encode()),
