@@ -1,7 +1,8 @@
 """``python -m bench [--quick] [--only NAME…] [--profile] [--markdown]``: measure Cardroom.
 
-Runs every measurement (engines, actions with the floor, calls, resume, memory), prints a
-table with the targets of issue #10 beside the figures, and, last, one line
+Runs every measurement (engines, actions with the floor, calls, resume, memory, and the
+flood limits under pressure), prints a table with the targets of issues #10 and #17 beside the
+figures, and, last, one line
 ``SUMMARY {json}`` with every figure by key. ``--quick`` finishes in under a minute on a
 two-core machine; without it the runs are longer and steadier. ``--profile`` prints where a
 press's time goes instead (see :mod:`bench.press_profile`).
@@ -19,10 +20,10 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench import actions, calls, engines, memory, resume
+from bench import actions, calls, engines, flood, memory, resume
 from bench.report import Figure, markdown, summary_line, table
 
-MEASUREMENTS = ("engines", "actions", "calls", "resume", "memory")
+MEASUREMENTS = ("engines", "actions", "calls", "resume", "memory", "flood")
 
 
 class _Problems(logging.Handler):
@@ -85,6 +86,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "calls": lambda: calls.measure(folder / "calls", quick),
             "resume": lambda: resume.measure(folder / "resume", quick),
             "memory": lambda: memory.measure(folder / "memory", quick),
+            "flood": lambda: flood.measure(folder / "flood", quick),
         }
         for name in chosen:
             step_started = time.perf_counter()

@@ -29,8 +29,8 @@ from bench.warp import warped
 from bench.world import EPOCH, KINDS, BenchGame, World, sqlite_url
 from bot.games.registry import get_rules
 from bot.storage.repositories import Actions, Games
+from bot.telegram.budget import Limits
 from bot.telegram.delivery import GROUP_INTERVAL, PRIVATE_INTERVAL
-from bot.telegram.limits import MessageRateLimiter
 from tests.fakes import FakeBotApi, coerce_params
 
 #: Seconds between two presses in one game, on average: a person reading his panel and
@@ -150,7 +150,7 @@ async def play_games(
         group_interval=GROUP_INTERVAL,
         private_interval=PRIVATE_INTERVAL,
         api=api,
-        rate_limiter=MessageRateLimiter(max_retries=3),
+        limits=Limits(),
         press_clock=loop.time,
     )
     # post_init starts the bot's deadline poller: an asyncio task, so on simulated time too.

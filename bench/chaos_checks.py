@@ -99,7 +99,7 @@ class GameRecord:
     id: int
     game_key: str
     chat_id: int
-    creator_id: int
+    creator_id: int | None
     status: str
     options: dict[str, Any]
     state: dict[str, Any] | None

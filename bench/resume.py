@@ -26,8 +26,8 @@ from random import Random
 from bench import clone
 from bench.report import Figure
 from bench.world import KINDS, World, sqlite_url
+from bot.telegram.budget import Limits
 from bot.telegram.delivery import GROUP_INTERVAL, PRIVATE_INTERVAL
-from bot.telegram.limits import MessageRateLimiter
 from tests.fakes import FakeBotApi
 
 GAMES_10K = 10_000
@@ -109,7 +109,7 @@ async def _start(url: str, api: FakeBotApi) -> Start:
         api=api,
         group_interval=GROUP_INTERVAL,
         private_interval=PRIVATE_INTERVAL,
-        rate_limiter=MessageRateLimiter(max_retries=3),
+        limits=Limits(),
     )
     started = time.perf_counter()
     await world.start(migrate=False, run_jobs=False)

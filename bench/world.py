@@ -20,7 +20,6 @@ from typing import Any
 from pydantic import SecretStr
 from sqlalchemy import update
 from telegram import Update
-from telegram.ext import AIORateLimiter, BaseRateLimiter
 
 from bench import clone
 from bot.app import App, build_application
@@ -29,7 +28,9 @@ from bot.services.types import Actor, ChatRef, GameSnapshot
 from bot.settings import Settings
 from bot.storage.migrate import upgrade_async
 from bot.storage.models import GameRow
+from bot.telegram.budget import CallBudget, Limits
 from bot.telegram.handlers import Cardroom
+from bot.telegram.limits import BudgetRateLimiter
 from bot.telegram.throttle import PressThrottle
 from tests.fakes import FakeBotApi, FakeCallback, FakeChat, FakeRequest, FakeUser
 
@@ -81,9 +82,9 @@ def sqlite_url(folder: Path, name: str = "cardroom.db") -> str:
     return f"sqlite+aiosqlite:///{folder / name}"
 
 
-def unlimited_rate_limiter() -> AIORateLimiter:
-    """PTB's limiter on the path, but not throttling: the fake has no need to be spared."""
-    return AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3)
+def unlimited_rate_limiter() -> BudgetRateLimiter:
+    """The bot's limiter on the path, but not throttling: the fake has no need to be spared."""
+    return BudgetRateLimiter(CallBudget(Limits.unlimited()))
 
 
 @dataclass
@@ -97,7 +98,10 @@ class World:
     api: FakeBotApi = field(default_factory=lambda: FakeBotApi(flood_limits=False))
     games: list[BenchGame] = field(default_factory=list)
     app: App | None = None
-    rate_limiter: BaseRateLimiter[Any] | None = None
+    #: The bot's flood budget (``None``: none worth the name — the fake has no limits).
+    limits: Limits | None = None
+    #: Waiting calls by priority (the bot's way), or first come, first served (a baseline).
+    prioritised: bool = True
     #: The clock of the per-user press limit (real monotonic time unless given).
     press_clock: Callable[[], float] | None = None
     latest: dict[int, GameSnapshot] = field(default_factory=dict)
@@ -143,7 +147,8 @@ class World:
             settings,
             request=FakeRequest(self.api),
             get_updates_request=FakeRequest(self.api),
-            rate_limiter=self.rate_limiter or unlimited_rate_limiter(),
+            limits=self.limits or Limits.unlimited(),
+            prioritised=self.prioritised,
             group_interval=self.group_interval,
             private_interval=self.private_interval,
             clock=self.clock,

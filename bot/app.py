@@ -14,7 +14,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
-from telegram.ext import Application, ApplicationBuilder, BaseRateLimiter
+from telegram.ext import Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
 from bot.services.games import GameStore
@@ -27,10 +27,11 @@ from bot.services.types import ServiceError
 from bot.settings import Settings
 from bot.storage.database import Database
 from bot.telegram import handlers
+from bot.telegram.budget import CallBudget, Limits
 from bot.telegram.commands import register_commands
 from bot.telegram.delivery import GROUP_INTERVAL, PRIVATE_INTERVAL, Publisher
 from bot.telegram.handlers import Cardroom
-from bot.telegram.limits import MessageRateLimiter
+from bot.telegram.limits import BudgetRateLimiter
 from bot.telegram.poller import POLL_SECONDS, DeadlinePoller
 from bot.telegram.rights import TelegramRights
 
@@ -84,7 +85,8 @@ def build_application(
     *,
     request: BaseRequest | None = None,
     get_updates_request: BaseRequest | None = None,
-    rate_limiter: BaseRateLimiter[Any] | None = None,
+    limits: Limits | None = None,
+    prioritised: bool = True,
     group_interval: float = GROUP_INTERVAL,
     private_interval: float = PRIVATE_INTERVAL,
     poll_seconds: float = POLL_SECONDS,
@@ -94,7 +96,10 @@ def build_application(
     """The bot, ready to ``run_polling`` (or to be driven by tests).
 
     ``settle_memory`` tunes the garbage collector after the start-up (:func:`settle`): for
-    the bot's own process, not for a test run that builds many applications.
+    the bot's own process, not for a test run that builds many applications. ``limits`` are
+    the flood budget's windows (Telegram's, with headroom, unless a test says otherwise);
+    ``prioritised=False`` serves waiting calls first come, first served (a benchmark's
+    baseline).
     """
     db = Database.from_url(settings.database_url)
     store = GameStore(settings.computer_delay_seconds, clock)
@@ -103,8 +108,9 @@ def build_application(
     # hold up every other chat. Presses on one game are ordered by the game's lock and its
     # version check, so handling them together is safe.
     builder = ApplicationBuilder().token(settings.require_token()).concurrent_updates(True)
-    limiter: Any = rate_limiter or MessageRateLimiter(max_retries=3)
-    builder = builder.rate_limiter(limiter)
+    # One budget for every call into a chat: the publisher's and the handlers' replies.
+    budget = CallBudget(limits, by_priority=prioritised)
+    builder = builder.rate_limiter(BudgetRateLimiter(budget))
     if settings.telegram_api_base_url:
         builder = builder.base_url(settings.telegram_api_base_url).base_file_url(
             file_url_for(settings.telegram_api_base_url)
@@ -145,6 +151,7 @@ def build_application(
         application.bot,
         play.remember_table,
         play.remember_panel,
+        budget=budget,
         group_interval=group_interval,
         private_interval=private_interval,
         wall_clock=clock,
@@ -162,6 +169,7 @@ def build_application(
     publisher.on_chat_moved = room.move_chat
     publisher.on_unreachable = room.seat_unreachable
     publisher.on_shown = play.mark_shown
+    publisher.on_late = play.extend_window
     if not db.is_sqlite:
         # Several processes may share the database: draw the newest state of a game, not
         # only the newest this process has seen.

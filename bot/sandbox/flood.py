@@ -2,8 +2,8 @@
 
 * per group or supergroup: at most ``group_limit`` messages (sends and edits) in any rolling
   ``group_window`` seconds (Telegram: 20 per minute);
-* per private chat: about one message per second, with a small burst allowed (a token bucket
-  of ``private_burst`` tokens refilled at ``private_rate`` per second);
+* per private chat: at most ``private_limit`` messages in any rolling ``private_window``
+  seconds (Telegram: about one a second) — a strict window like the others, no burst;
 * overall: at most ``global_limit`` messages in any rolling ``global_window`` seconds
   (Telegram: 30 per second).
 
@@ -28,8 +28,8 @@ class FloodPolicy:
     enabled: bool = True
     group_limit: int = 20
     group_window: float = 60.0
-    private_burst: int = 3
-    private_rate: float = 1.0
+    private_limit: int = 1
+    private_window: float = 1.0
     global_limit: int = 30
     global_window: float = 1.0
 
@@ -51,28 +51,6 @@ class _RollingWindow:
         self._events.append(now)
 
 
-class _TokenBucket:
-    """``burst`` tokens, refilled continuously at ``rate`` per second; one per event."""
-
-    def __init__(self, burst: int, now: float) -> None:
-        self._tokens = float(burst)
-        self._updated = now
-
-    def _refill(self, now: float, burst: int, rate: float) -> None:
-        self._tokens = min(float(burst), self._tokens + (now - self._updated) * rate)
-        self._updated = now
-
-    def wait_time(self, now: float, burst: int, rate: float) -> float:
-        self._refill(now, burst, rate)
-        if self._tokens >= 1.0:
-            return 0.0
-        return (1.0 - self._tokens) / rate if rate > 0 else math.inf
-
-    def record(self, now: float, burst: int, rate: float) -> None:
-        self._refill(now, burst, rate)
-        self._tokens -= 1.0
-
-
 class FloodControl:
     """Tracks sends per chat and overall and says when a new one must wait."""
 
@@ -80,7 +58,7 @@ class FloodControl:
         self.policy = policy if policy is not None else FloodPolicy()
         self._global = _RollingWindow()
         self._groups: dict[int, _RollingWindow] = {}
-        self._privates: dict[int, _TokenBucket] = {}
+        self._privates: dict[int, _RollingWindow] = {}
 
     def retry_after(self, chat_id: int, is_group: bool, now: float) -> int | None:
         """Seconds to wait before a send to ``chat_id`` may pass, or None if it may pass now."""
@@ -92,8 +70,8 @@ class FloodControl:
             window = self._groups.setdefault(chat_id, _RollingWindow())
             wait = max(wait, window.wait_time(now, policy.group_limit, policy.group_window))
         else:
-            bucket = self._privates.setdefault(chat_id, _TokenBucket(policy.private_burst, now))
-            wait = max(wait, bucket.wait_time(now, policy.private_burst, policy.private_rate))
+            window = self._privates.setdefault(chat_id, _RollingWindow())
+            wait = max(wait, window.wait_time(now, policy.private_limit, policy.private_window))
         if wait <= 0:
             return None
         return max(1, math.ceil(wait))
@@ -107,8 +85,7 @@ class FloodControl:
         if is_group:
             self._groups.setdefault(chat_id, _RollingWindow()).record(now)
         else:
-            bucket = self._privates.setdefault(chat_id, _TokenBucket(policy.private_burst, now))
-            bucket.record(now, policy.private_burst, policy.private_rate)
+            self._privates.setdefault(chat_id, _RollingWindow()).record(now)
 
     def reset(self) -> None:
         """Forget all counted sends."""

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
 from bot.games.engine import Event, IllegalAction, Outcome, Step
-from bot.games.registry import get_rules
+from bot.games.registry import GAMES, get_rules
 from bot.services.authority import ChatRights, Origin, require_panel
 from bot.services.games import (
     GameAtHand,
@@ -53,6 +53,10 @@ class DueStep:
 
 #: How many due games one poller pass claims at most.
 DUE_BATCH = 50
+#: The most a late panel extends a window by, whatever held it up.
+MAX_EXTENSION = 30.0
+#: Games that keep time their own way (several windows at once): no window is extended.
+REALTIME_KEYS = tuple(key for key in GAMES if getattr(get_rules(key), "realtime", False))
 
 
 class PlayService:
@@ -193,6 +197,18 @@ class PlayService:
         """The tables and panels of these games (id → version) were all delivered."""
         async with self.db.transaction() as session:
             await Games(session).mark_shown(versions)
+
+    async def extend_window(self, game_id: int, version: int, seconds: float) -> None:
+        """The panel that gave a player the move reached him ``seconds`` late (it waited for
+        Telegram's limits): his window closes that much later. Nothing happens if the game
+        has moved on, or keeps time its own way (a real-time game)."""
+        seconds = min(seconds, MAX_EXTENSION)
+        async with self.locks.hold(game_id), self.db.transaction() as session:
+            extended = await Games(session).extend_deadline(
+                game_id, version, seconds, except_keys=REALTIME_KEYS
+            )
+        if extended:
+            logger.info("Game %s: window extended by %.1f s (a late panel)", game_id, seconds)
 
     async def remember_table(self, game_id: int, message_id: int | None) -> None:
         async with self.db.transaction() as session:

@@ -242,6 +242,25 @@ class Games:
             update(GameRow).where(GameRow.id == game_id).values(table_message_id=message_id)
         )
 
+    async def extend_deadline(
+        self, game_id: int, version: int, seconds: float, *, except_keys: Sequence[str] = ()
+    ) -> bool:
+        """Move a playing game's deadline ``seconds`` later if it is still at ``version``
+        (its version does not change: nothing in the game did)."""
+        result = await self.session.execute(
+            update(GameRow)
+            .where(
+                GameRow.id == game_id,
+                GameRow.version == version,
+                GameRow.status == PLAYING,
+                GameRow.deadline_at.is_not(None),
+                GameRow.game_key.not_in(except_keys),
+            )
+            .values(deadline_at=GameRow.deadline_at + seconds)
+            .execution_options(synchronize_session=False)
+        )
+        return bool(getattr(result, "rowcount", 0))
+
     async def due(
         self, now: float, limit: int, *, skip_locked: bool, status: str = PLAYING
     ) -> list[int]:

@@ -71,6 +71,7 @@ from bot.telegram.callbacks import MAX_BYTES, NUMBER, BadCallback, parse_number
 from bot.telegram.render import has_renderer, table_content
 from bot.telegram.render.common import NAME_LIMIT, PLACE_MEDALS, esc, game_name
 from bot.telegram.render.content import Button, Content, Keyboard, rows
+from bot.telegram.replies import ReplyGate, Verdict, send_reply
 
 logger = logging.getLogger(__name__)
 
@@ -434,13 +435,17 @@ def _markup(keyboard: Keyboard) -> InlineKeyboardMarkup | None:
     )
 
 
-async def _send(message: Message, content: Content) -> None:
-    await message.reply_text(
-        content.text,
-        parse_mode=ParseMode.HTML,
-        reply_markup=_markup(content.keyboard),
-        do_quote=False,
-    )
+def _replies(context: ContextTypes.DEFAULT_TYPE) -> ReplyGate:
+    gate: ReplyGate = context.bot_data["cardroom"].replies
+    return gate
+
+
+async def _send(
+    context: ContextTypes.DEFAULT_TYPE, message: Message, key: str, content: Content
+) -> None:
+    """A board, a record or a history as an informational reply (``key``: which one)."""
+    markup = _markup(content.keyboard)
+    await send_reply(_replies(context), message, key, content.text, reply_markup=markup)
 
 
 async def handle_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -452,9 +457,11 @@ async def handle_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     try:
         press = parse_top(context.args or ())
     except BadArguments:
-        await _send(message, Content(t("board.usage", games=", ".join(rated_games()))))
+        usage = Content(t("board.usage", games=", ".join(rated_games())))
+        await _send(context, message, "top:usage", usage)
         return
-    await _send(message, await _board_content(t, _stats(context), press, chat.id))
+    board = await _board_content(t, _stats(context), press, chat.id)
+    await _send(context, message, f"top:{press.encode()}", board)
 
 
 async def _board_content(
@@ -490,26 +497,32 @@ async def handle_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     t = await _speaker(update, context)
     subject = stats_subject(message, user)
     stats = await _stats(context).player(subject.id)
+    reply = f"stats:{subject.id}"
     if not stats.games:
         key = "mystats.none_self" if subject.id == user.id else "mystats.none_other"
-        await _send(message, Content(t(key, name=short_name(subject.first_name))))
+        await _send(context, message, reply, Content(t(key, name=short_name(subject.first_name))))
         return
     text = render_stats(t, subject.first_name, stats)
     if stats.rated_games < CHART_MIN_GAMES:
-        await _send(message, Content(text))
+        await _send(context, message, reply, Content(text))
+        return
+    if _replies(context).admit(message.chat_id, user.id, reply) is not Verdict.SEND:
         return
     chart = await asyncio.to_thread(rating_chart, t, stats)
     caption: str | None = text
-    if len(text) > MessageLimit.CAPTION_LENGTH:
-        await _send(message, Content(text))
-        caption = None
-    await context.bot.send_photo(
-        message.chat_id,
-        chart,
-        caption=caption,
-        parse_mode=ParseMode.HTML,
-        message_thread_id=message.message_thread_id if message.is_topic_message else None,
-    )
+    try:
+        if len(text) > MessageLimit.CAPTION_LENGTH:
+            await message.reply_text(text, parse_mode=ParseMode.HTML, do_quote=False)
+            caption = None
+        await context.bot.send_photo(
+            message.chat_id,
+            chart,
+            caption=caption,
+            parse_mode=ParseMode.HTML,
+            message_thread_id=message.message_thread_id if message.is_topic_message else None,
+        )
+    except TelegramError as error:
+        logger.warning("Reply in chat %s refused: %s", message.chat_id, error)
 
 
 async def handle_history(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -518,7 +531,8 @@ async def handle_history(update: Update, context: ContextTypes.DEFAULT_TYPE) -> 
     if message is None or chat is None:
         return
     t = await _speaker(update, context)
-    await _send(message, render_history(t, await _stats(context).history(chat.id)))
+    history = render_history(t, await _stats(context).history(chat.id))
+    await _send(context, message, "history", history)
 
 
 async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -531,11 +545,17 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     if query is None:
         return
     t = await _speaker(update, context)
+    if not context.bot_data["cardroom"].throttle.allow(query.from_user.id):
+        await _answer(query, t("error.too_fast"))
+        return
     try:
         press = parse(query.data)
         message = query.message if isinstance(query.message, Message) else None
         if message is None:
             raise BadCallback("the message is gone")
+        if not _is_board(message):
+            # Forged data on a table or a panel: it is never redrawn as a board.
+            raise BadCallback("not a board")
         content = await _pressed(t, _stats(context), press, message.chat.id)
     except BadCallback:
         logger.info("Unusable board callback data from user %s", query.from_user.id)
@@ -545,10 +565,45 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         await _answer(query, t(f"error.{error.code}"))
         return
     await _answer(query, None)
-    try:
-        await _edit(message, content)
-    except TelegramError as error:
-        logger.warning("Could not redraw a board: %s", error)
+    redraws: Redraws = context.bot_data["cardroom"].redraws
+    await redraws.redraw(message, content)
+
+
+def _is_board(message: Message) -> bool:
+    """Whether Telegram says the message carries board or history buttons (the message in
+    a callback is Telegram's record, not the client's word)."""
+    markup = message.reply_markup
+    if markup is None:
+        return False
+    return any(
+        isinstance(button.callback_data, str) and button.callback_data.startswith(("B:", "Y:"))
+        for row in markup.inline_keyboard
+        for button in row
+    )
+
+
+class Redraws:
+    """Board messages redrawn in place, one edit at a time each, always the latest page: a
+    person paging fast costs an edit per free moment of the group's budget, not per press."""
+
+    def __init__(self) -> None:
+        self._latest: dict[tuple[int, int], Content] = {}
+        self._busy: set[tuple[int, int]] = set()
+
+    async def redraw(self, message: Message, content: Content) -> None:
+        key = (message.chat_id, message.message_id)
+        self._latest[key] = content
+        if key in self._busy:
+            return  # the edit under way draws this too, when it is done
+        self._busy.add(key)
+        try:
+            while key in self._latest:
+                try:
+                    await _edit(message, self._latest.pop(key))
+                except TelegramError as error:
+                    logger.warning("Could not redraw a board: %s", error)
+        finally:
+            self._busy.discard(key)
 
 
 async def _answer(query: CallbackQuery, text: str | None) -> None:

@@ -2,15 +2,23 @@
 
 Every message the bot keeps up to date (a group table, a player's DM panel) is a *slot*.
 Publishing a snapshot marks slots dirty; each slot is flushed by one task that waits for its
-chat's next free moment (about every 3 s in a group, every second in a private chat), then
-renders from the latest snapshot — so a burst of changes costs one edit, and what is sent is
-always the newest state. A slot keeps only a fingerprint of what it last showed, and drops the
-snapshot once it is flushed: content equal to what the message already shows — the passing of
-time aside ("45 s left" counts as its deadline) — is not sent again.
+turn in the chat's budget (:class:`~bot.telegram.budget.CallBudget`: strict sliding windows,
+and a group's table at most every :data:`GROUP_INTERVAL` seconds, so that it moves steadily
+rather than in bursts), then renders from the latest snapshot — so a burst of changes costs
+one edit, and what is sent is always the newest state. Turns are taken by priority: the panel
+of the player whose decision it is first, then other panels, then tables. A slot keeps only a
+fingerprint of what it last showed, and drops the snapshot once it is flushed: content equal
+to what the message already shows — the passing of time aside ("45 s left" counts as its
+deadline) — is not sent again.
 
 Edits that fail because the message is gone are re-sent as new messages; "message is not
-modified" is success; a user who cannot be messaged (403) is logged and skipped. PTB's
-``AIORateLimiter`` below us honours ``RetryAfter``.
+modified" is success; a user who cannot be messaged (403) is logged and skipped. A 429 that
+still comes pauses the chat (the rate limiter, :mod:`bot.telegram.limits`, records it and logs
+it once); the slot stays dirty and the newest state goes out when the pause is over.
+
+A player whose panel reached him late — it waited for its chat, or for the bot's overall
+budget — is not the poorer for it: the game's window is extended by the wait
+(``on_late``).
 
 When every message of a game shows its newest version, the publisher says so (``on_shown``,
 batched about once a second): a restarted bot redraws only the games it had not finished
@@ -23,7 +31,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -39,12 +47,21 @@ from telegram.error import (
 
 from bot.i18n import Translator, translator
 from bot.services.types import GameSnapshot
+from bot.telegram.budget import CallBudget, Limits, Priority, Ticket
+from bot.telegram.limits import calling
 from bot.telegram.render import Content, Keyboard, panel_content, table_content
 
 logger = logging.getLogger(__name__)
 
-GROUP_INTERVAL = 3.0
-PRIVATE_INTERVAL = 1.0
+#: Seconds between two edits of one group's messages: what a group's window leaves once
+#: informational replies have had their share (18 − 4 calls a minute: one every 4.3 s). A
+#: table that spends its share evenly never stalls for a window that bursts filled.
+GROUP_INTERVAL = Limits().group_window / (Limits().group_calls - Limits().reply_calls)
+#: A private chat is paced by its budget alone (a call a little over a second apart).
+PRIVATE_INTERVAL = 0.0
+#: A panel that reached its player this much later than the change that gave him the move
+#: extends his window by the wait.
+LATE_AFTER = 1.0
 RETRY_DELAYS = (1.0, 3.0, 10.0)
 #: Seconds between two reports of the games whose messages are all up to date.
 SHOWN_EVERY = 1.0
@@ -105,6 +122,13 @@ class Slot:
     behind: bool = False
     #: Send the message anew (it notifies, where an edit does not) and retire the old one.
     renew: bool = False
+    #: Whose message goes first when the budget is short (see :class:`Priority`); it may rise
+    #: while the slot waits.
+    ticket: Ticket = field(default_factory=lambda: Ticket(Priority.TABLE))
+    #: The slot holds its turn in the budget: the next call spends it.
+    turn_taken: bool = False
+    #: When the change that gave this panel's player the move was published (loop time).
+    turn_since: float | None = None
 
 
 class Publisher:
@@ -116,11 +140,13 @@ class Publisher:
         remember_table: Callable[[int, int | None], Awaitable[None]],
         remember_panel: Callable[[int, int, int | None], Awaitable[None]],
         *,
+        budget: CallBudget | None = None,
         group_interval: float = GROUP_INTERVAL,
         private_interval: float = PRIVATE_INTERVAL,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.bot = bot
+        self.budget = budget or CallBudget()
         self._remember_table = remember_table
         self._remember_panel = remember_panel
         self.group_interval = group_interval
@@ -136,6 +162,9 @@ class Publisher:
         #: Asked, just before an edit, for the game as it is now if it has moved past the
         #: version at hand (several processes: another may have moved it meanwhile).
         self.newer: Callable[[int, int], Awaitable[GameSnapshot | None]] | None = None
+        #: Told when a player's panel that gave him the move reached him late: game id, the
+        #: version it showed, and the seconds it was late by.
+        self.on_late: Callable[[int, int, float], Awaitable[None]] | None = None
         self._free_at: dict[int, float] = {}
         self._games: dict[int, list[Slot]] = {}
         self._shown: dict[int, int] = {}
@@ -184,6 +213,16 @@ class Publisher:
             panel.unreachable = False
         panel.screen = None
         panel.render = render
+        turn = seat in snapshot.legal and not snapshot.seats[seat].autopilot
+        if turn and panel.turn_since is None:
+            # He has had the move since now (or since an earlier change still on its way).
+            panel.turn_since = asyncio.get_running_loop().time()
+        elif not turn:
+            panel.turn_since = None
+        priority = Priority.TURN if turn else Priority.PANEL
+        if priority != panel.ticket.priority:
+            panel.ticket.priority = priority
+            self.budget.reorder()
         self._touch(panel, snapshot)
 
     def renew_panel(self, snapshot: GameSnapshot, seat: int) -> None:
@@ -256,28 +295,41 @@ class Publisher:
             wait = self._free_at.get(slot.chat_id, 0.0) - loop.time()
             if wait > 0 and not slot.urgent:
                 await asyncio.sleep(wait)
+            # Our turn in the chat's budget; what is drawn is what is newest then.
+            await self.budget.take(slot.chat_id, slot.ticket)
+            slot.turn_taken = True
             slot.urgent = False
             slot.dirty = False
             await self._catch_up_with_others(slot)
             render = slot.render
             slot.behind = False
-            if render is None or slot.unreachable:
-                continue
+            content = (
+                None
+                if render is None or slot.unreachable
+                else render(self.wall_clock(), slot.screen)
+            )
+            shown = None if content is None else fingerprint(content)
             # A change of "time left" alone is no reason to edit.
-            content = render(self.wall_clock(), slot.screen)
-            shown = fingerprint(content)
-            if shown == slot.sent and not slot.renew:
+            if content is None or (shown == slot.sent and not slot.renew):
+                slot.turn_taken = False
+                slot.turn_since = None  # the message shows it already
+                self.budget.put_back(slot.chat_id)
                 continue
             self._free_at[slot.chat_id] = loop.time() + interval
             try:
                 await self._deliver(slot, content)
                 slot.sent = shown
                 slot.failures = 0
+                await self._after_turn(slot)
             except BadRequest as error:
                 # PTB files it under NetworkError, but sending it again changes nothing.
                 logger.warning("Delivery to chat %s refused: %s", slot.chat_id, error)
                 slot.behind = True
-            except (NetworkError, RetryAfter) as error:
+            except RetryAfter:
+                # The budget is paused for the chat (the limiter logged it): the newest
+                # state goes out when the pause is over.
+                slot.dirty = True
+            except NetworkError as error:
                 if slot.failures >= len(RETRY_DELAYS):
                     logger.warning("Giving up on chat %s for now: %s", slot.chat_id, error)
                     slot.failures = 0
@@ -309,6 +361,18 @@ class Publisher:
         self._settled(slot)
         if slot.final:
             self._forget(slot)
+
+    async def _after_turn(self, slot: Slot) -> None:
+        """A panel that gave its player the move reached him: was it late?"""
+        since, slot.turn_since = slot.turn_since, None
+        if since is None or slot.ticket.priority is not Priority.TURN or self.on_late is None:
+            return
+        late = asyncio.get_running_loop().time() - since
+        if late > LATE_AFTER:
+            try:
+                await self.on_late(slot.game_id, slot.version, late)
+            except Exception as error:  # the database is away: the window stays as it was
+                logger.warning("Could not extend game %s's window: %s", slot.game_id, error)
 
     async def _catch_up_with_others(self, slot: Slot) -> None:
         """With several processes, the snapshot at hand may be older than the game: another
@@ -382,7 +446,8 @@ class Publisher:
         retired = slot.message_id if slot.renew else None
         if slot.message_id is not None and not slot.renew:
             try:
-                await self._call("editMessageText", {**shown, "message_id": slot.message_id})
+                edit = {**shown, "message_id": slot.message_id}
+                await self._call(slot, "editMessageText", edit)
                 return
             except BadRequest as error:
                 message = error.message.lower()
@@ -397,21 +462,22 @@ class Publisher:
                 )
         if slot.thread_id is not None:
             shown["message_thread_id"] = slot.thread_id
-        sent = await self._call("sendMessage", shown)
+        sent = await self._call(slot, "sendMessage", shown)
         slot.message_id, slot.renew = int(sent["message_id"]), False
         await self._remember(slot)
         if retired is not None:
-            await self._retire(slot.chat_id, retired)
+            await self._retire(slot, retired)
 
-    async def _retire(self, chat_id: int, message_id: int) -> None:
+    async def _retire(self, slot: Slot, message_id: int) -> None:
         """Delete a message a newer copy replaces (its buttons are refused as outdated
         anyway); one Telegram will not delete (too old) simply stays."""
+        chat_id = slot.chat_id
         try:
-            await self._call("deleteMessage", {"chat_id": chat_id, "message_id": message_id})
+            await self._call(slot, "deleteMessage", {"chat_id": chat_id, "message_id": message_id})
         except TelegramError as error:
             logger.info("Could not delete message %s in chat %s: %s", message_id, chat_id, error)
 
-    async def _call(self, endpoint: str, data: dict[str, Any]) -> Any:
+    async def _call(self, slot: Slot, endpoint: str, data: dict[str, Any]) -> Any:
         """One Bot API call with the request built here, not by PTB's method and objects.
 
         ``Bot._post`` is the step under every ``Bot.send_message``/``edit_message_text``:
@@ -421,7 +487,9 @@ class Publisher:
         which took most of an edit's time. (``Bot.do_api_request`` is the public door to
         the same step, but warns on every call to a method PTB knows.)
         """
-        return await self.bot._post(endpoint, data)
+        taken, slot.turn_taken = slot.turn_taken, False
+        with calling(slot.ticket.priority, taken=taken):
+            return await self.bot._post(endpoint, data)
 
     async def _remember(self, slot: Slot) -> None:
         if slot.seat is None:

@@ -47,12 +47,15 @@ from bot.telegram.delivery import Publisher
 from bot.telegram.poller import DeadlinePoller
 from bot.telegram.render import has_renderer
 from bot.telegram.render.common import esc, game_name
+from bot.telegram.replies import ReplyGate, Verdict, send_reply
 from bot.telegram.rights import TelegramRights
 from bot.telegram.throttle import PressThrottle
 
 logger = logging.getLogger(__name__)
 
 GAME_KEYS = ("advantage", "davayka", "progression", "rank", "trumps")
+#: The deep link payload that opens a game's rules in the private chat: ``rules-<game>``.
+RULES_LINK = "rules-"
 
 
 @dataclass(slots=True)
@@ -67,6 +70,8 @@ class Cardroom:
     poller: DeadlinePoller
     rights: TelegramRights
     throttle: PressThrottle = field(default_factory=PressThrottle)
+    replies: ReplyGate = field(default_factory=ReplyGate)
+    redraws: boards.Redraws = field(default_factory=boards.Redraws)
     #: The redraw after a start (``bot.app.catch_up``), while it runs.
     catching_up: asyncio.Task[None] | None = None
 
@@ -161,8 +166,12 @@ def refusal_text(t: Translator, error: ServiceError) -> str:
     return t(key, **error.args_)
 
 
-async def reply(message: Message, text: str, **kwargs: Any) -> None:
-    await message.reply_text(text, parse_mode=ParseMode.HTML, do_quote=False, **kwargs)
+async def reply(
+    context: ContextTypes.DEFAULT_TYPE, message: Message, key: str, text: str, **kwargs: Any
+) -> None:
+    """An informational reply: ``key`` says what it is (the same reply is not sent twice in a
+    row into a group, and each person and group get a few a minute: :class:`ReplyGate`)."""
+    await send_reply(cardroom(context).replies, message, key, text, **kwargs)
 
 
 # -- commands ---------------------------------------------------------------------------
@@ -178,18 +187,26 @@ async def handle_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     actor = actor_of(user)
     chat = chat_of(update.effective_chat, message)
     if context.args:
+        payload = context.args[0][:64]
+        if payload.startswith(RULES_LINK):
+            await room.lobby.record(actor, chat, started=True)
+            game = payload.removeprefix(RULES_LINK)
+            if game in available_games():
+                await reply(context, message, f"rules:{game}", t(f"rules.{game}"))
+            return
         try:
-            result = await room.lobby.join_by_token(context.args[0][:64], actor)
+            result = await room.lobby.join_by_token(payload, actor)
         except ServiceError as error:
-            await reply(message, refusal_text(t, error))
+            await reply(context, message, f"refused:{error.code}", refusal_text(t, error))
             return
         room.publisher.publish(result.snapshot)
         name = esc(game_name(t, result.snapshot.game_key))
         key = "start.joined" if result.joined else "start.already_joined"
-        await reply(message, t(key, game=name))
+        await reply(context, message, key, t(key, game=name))
         return
     await room.lobby.record(actor, chat, started=True)
-    await reply(message, t("start.welcome", name=esc(user.first_name)) + "\n\n" + t("help.text"))
+    welcome = t("start.welcome", name=esc(user.first_name)) + "\n\n" + t("help.text")
+    await reply(context, message, "welcome", welcome)
     # Perhaps he had blocked the bot: his games' panels come back.
     await room.reachable_again(user.id)
 
@@ -199,7 +216,7 @@ async def handle_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
     if update.effective_message is None:
         return
     t = await speaker(context, update)
-    await reply(update.effective_message, t("help.text"))
+    await reply(context, update.effective_message, "help", t("help.text"))
 
 
 async def handle_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -210,9 +227,10 @@ async def handle_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     t = await speaker(context, update)
     key = context.args[0].lower() if context.args else ""
     if key in available_games():
-        await reply(message, t(f"rules.{key}"))
+        await reply(context, message, f"rules:{key}", t(f"rules.{key}"))
         return
-    await reply(message, t("rules.pick"), reply_markup=_game_buttons(t, callbacks.RulesPress))
+    buttons = _game_buttons(t, callbacks.RulesPress)
+    await reply(context, message, "rules:pick", t("rules.pick"), reply_markup=buttons)
 
 
 async def handle_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -223,10 +241,12 @@ async def handle_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     t = await speaker(context, update)
     key = context.args[0].lower() if context.args else ""
     if not key:
-        await reply(message, t("new.pick"), reply_markup=_game_buttons(t, callbacks.NewGame))
+        buttons = _game_buttons(t, callbacks.NewGame)
+        await reply(context, message, "new:pick", t("new.pick"), reply_markup=buttons)
         return
     if key not in available_games():
-        await reply(message, t("new.unknown", games=", ".join(available_games())))
+        games = ", ".join(available_games())
+        await reply(context, message, "new:unknown", t("new.unknown", games=games))
         return
     await _open_lobby(context, message, user, update.effective_chat, key)
 
@@ -249,12 +269,8 @@ async def _open_lobby(
         parameters = (
             ReplyParameters(existing, allow_sending_without_reply=True) if existing else None
         )
-        await message.reply_text(
-            refusal_text(t, error),
-            parse_mode=ParseMode.HTML,
-            reply_parameters=parameters,
-            do_quote=False,
-        )
+        text = refusal_text(t, error)
+        await reply(context, message, f"refused:{error.code}", text, reply_parameters=parameters)
         return
     if (
         is_person(actor)
@@ -278,10 +294,11 @@ async def handle_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
             chat_of(chat, message), actor_of(user, message)
         )
     except ServiceError as error:
-        await reply(message, refusal_text(t, error))
+        await reply(context, message, f"refused:{error.code}", refusal_text(t, error))
         return
     room.publisher.publish(snapshot)
-    await reply(message, t("cancel.done", game=esc(game_name(t, snapshot.game_key))))
+    done = t("cancel.done", game=esc(game_name(t, snapshot.game_key)))
+    await reply(context, message, f"cancelled:{snapshot.game_id}", done)
 
 
 async def handle_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -299,7 +316,8 @@ async def handle_language(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
         ]
         for code in SUPPORTED_LANGUAGES
     ]
-    await reply(message, t("language.pick"), reply_markup=InlineKeyboardMarkup(buttons))
+    markup = InlineKeyboardMarkup(buttons)
+    await reply(context, message, "language:pick", t("language.pick"), reply_markup=markup)
 
 
 def _game_buttons(
@@ -433,16 +451,7 @@ async def _dispatch(
         case callbacks.RulesPress(key):
             if key not in available_games():
                 raise callbacks.BadCallback(key)
-            if message is not None:
-                await context.bot.send_message(
-                    message.chat.id,
-                    t(f"rules.{key}"),
-                    parse_mode=ParseMode.HTML,
-                    message_thread_id=message.message_thread_id
-                    if message.is_topic_message
-                    else None,
-                )
-            return {}
+            return await _rules_in_private(context, user, key, t)
         case callbacks.LanguagePress(code):
             where = (
                 chat_of(message.chat, message)
@@ -456,6 +465,25 @@ async def _dispatch(
                     room.publisher.publish(shown)
             return {"text": translator(chosen)("language.set")}
     raise callbacks.BadCallback("unhandled")
+
+
+async def _rules_in_private(
+    context: ContextTypes.DEFAULT_TYPE, user: User, key: str, t: Translator
+) -> dict[str, Any]:
+    """The Rules button: the rules go to the presser's private chat — never into a group,
+    whose budget its games need — or, if the bot cannot write to him yet, a link opens that
+    chat with them."""
+    verdict = cardroom(context).replies.admit(user.id, user.id, f"rules:{key}")
+    if verdict is not Verdict.SEND:
+        return {"text": t("rules.sent_private")}
+    try:
+        await context.bot.send_message(user.id, t(f"rules.{key}"), parse_mode=ParseMode.HTML)
+    except Forbidden:
+        return {"url": _deep_link(context, RULES_LINK + key)}
+    except TelegramError as error:
+        logger.warning("Could not send the rules to user %s: %s", user.id, error)
+        return {"text": t("error.generic")}
+    return {"text": t("rules.sent_private")}
 
 
 async def _join(

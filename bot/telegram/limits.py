@@ -1,30 +1,87 @@
-"""Telegram's flood limits, applied to what Telegram limits: messages sent and edited.
+"""Every Bot API call through Telegram's limits: python-telegram-bot's rate limiter, ours.
 
-PTB's ``AIORateLimiter`` holds every call that names a chat to that chat's budget — a group's
-20 messages a minute — whatever the call is. A lookup such as ``getChatMember`` (is this user
-an admin?) in a busy group would then queue behind the table's edits for seconds, though
-Telegram does not count it. :class:`MessageRateLimiter` limits the calls that post or change a
-message, and lets the others through at once.
+Calls that land in a chat — sending, editing, deleting, pinning a message — wait for their
+turn in the chat's budget (:class:`~bot.telegram.budget.CallBudget`), at the priority the
+caller set with :func:`calling` (an informational reply unless said otherwise). A 429 that
+still arrives pauses the chat for the time Telegram asked, is logged once, and the call is
+made again when the pause is over — unless its caller delivers the latest state itself and
+asked to be told (the publisher: what it sends after the pause is newer than what was
+refused). Other calls (a callback's answer, ``getChatMember``) are not counted against any
+chat, but a 429 on one is waited out too, within the call's own deadline.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Coroutine
+import asyncio
+import contextlib
+import logging
+import time
+import warnings
+from collections.abc import Callable, Coroutine, Iterator
+from contextvars import ContextVar
+from dataclasses import dataclass
 from typing import Any
 
-from telegram.ext import AIORateLimiter
+from telegram.error import RetryAfter
+from telegram.ext import BaseRateLimiter
+from telegram.warnings import PTBDeprecationWarning
 
-#: Bot API methods that put a message in a chat or change one start with these.
-_MESSAGE_METHODS = ("send", "edit", "copy", "forward")
+from bot.telegram.budget import CallBudget, Priority
+
+logger = logging.getLogger(__name__)
+
+#: Bot API methods that put a message in a chat, change or remove one start with these.
+_CHAT_METHODS = ("send", "edit", "copy", "forward", "delete", "pin", "unpin", "stop")
+#: How long a call that is not a message may wait out 429s, by method (others: the default).
+LOOKUP_DEADLINES = {"answerCallbackQuery": 10.0, "getChatMember": 5.0}
+DEFAULT_LOOKUP_DEADLINE = 10.0
+#: How long a message call waits out 429s before its caller hears of it.
+MESSAGE_DEADLINE = 180.0
 
 
-def counts_as_message(endpoint: str) -> bool:
-    """Whether a Bot API call posts or changes a message (and so counts against the limits)."""
-    return endpoint.startswith(_MESSAGE_METHODS)
+def lands_in_chat(endpoint: str) -> bool:
+    """Whether a Bot API call posts, changes or removes a message in a chat."""
+    return endpoint.startswith(_CHAT_METHODS)
 
 
-class MessageRateLimiter(AIORateLimiter):
-    """``AIORateLimiter`` for message calls only; every other call goes straight through."""
+@dataclass(frozen=True, slots=True)
+class CallKind:
+    """How the calls made in a context take their turn."""
+
+    priority: Priority = Priority.REPLY
+    #: The caller took the budget's turn already (it renders what it sends after waiting).
+    taken: bool = False
+
+
+#: How a call is made where nobody said: an informational reply.
+REPLY = CallKind()
+_kind: ContextVar[CallKind | None] = ContextVar("call_kind", default=None)
+
+
+@contextlib.contextmanager
+def calling(priority: Priority, *, taken: bool = False) -> Iterator[None]:
+    """Make the Bot API calls inside the block at ``priority``; ``taken``: their turn in
+    the budget is taken already, and a 429 is the caller's to handle (raised at once)."""
+    token = _kind.set(CallKind(priority, taken))
+    try:
+        yield
+    finally:
+        _kind.reset(token)
+
+
+class BudgetRateLimiter(BaseRateLimiter[None]):
+    """python-telegram-bot's rate limiter, on a :class:`CallBudget`."""
+
+    def __init__(self, budget: CallBudget) -> None:
+        self.budget = budget
+        #: Chats whose pause was logged (one line per pause, not per refused call).
+        self._told: dict[int, float] = {}
+
+    async def initialize(self) -> None:
+        """Nothing to set up."""
+
+    async def shutdown(self) -> None:
+        """Nothing to tear down."""
 
     async def process_request(
         self,
@@ -33,10 +90,65 @@ class MessageRateLimiter(AIORateLimiter):
         kwargs: dict[str, Any],
         endpoint: str,
         data: dict[str, Any],
-        rate_limit_args: int | None,
+        rate_limit_args: None,
     ) -> bool | dict[str, Any] | list[dict[str, Any]]:
-        if counts_as_message(endpoint):
-            return await super().process_request(
-                callback, args, kwargs, endpoint, data, rate_limit_args
-            )
-        return await callback(*args, **kwargs)
+        chat_id = data.get("chat_id")
+        answer: bool | dict[str, Any] | list[dict[str, Any]]
+        if lands_in_chat(endpoint) and isinstance(chat_id, int):
+            answer = await self._in_chat(callback, args, kwargs, chat_id)
+        else:
+            answer = await self._lookup(callback, args, kwargs, endpoint)
+        return answer
+
+    async def _in_chat(
+        self, callback: Callable[..., Coroutine[Any, Any, Any]], args: Any, kwargs: Any, chat: int
+    ) -> Any:
+        kind = _kind.get() or REPLY
+        started = time.monotonic()
+        while True:
+            if not kind.taken:
+                await self.budget.take(chat, kind.priority)
+            try:
+                return await callback(*args, **kwargs)
+            except RetryAfter as refused:
+                self._refused(chat, refused)
+                if kind.taken or time.monotonic() - started > MESSAGE_DEADLINE:
+                    raise
+
+    async def _lookup(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, Any]],
+        args: Any,
+        kwargs: Any,
+        endpoint: str,
+    ) -> Any:
+        deadline = time.monotonic() + LOOKUP_DEADLINES.get(endpoint, DEFAULT_LOOKUP_DEADLINE)
+        while True:
+            try:
+                return await callback(*args, **kwargs)
+            except RetryAfter as refused:
+                wait = _seconds(refused)
+                if time.monotonic() + wait > deadline:
+                    raise
+                logger.info("%s: Telegram asks to wait %.0f s; waiting", endpoint, wait)
+                await asyncio.sleep(wait)
+
+    def _refused(self, chat: int, refused: RetryAfter) -> None:
+        wait = _seconds(refused)
+        self.budget.pause(chat, wait)
+        until = self.budget.now() + wait
+        if self._told.get(chat, 0.0) < self.budget.now():
+            logger.warning("Telegram paused chat %s for %.0f s (429); waiting", chat, wait)
+            self._told[chat] = until
+            if len(self._told) > 1000:
+                now = self.budget.now()
+                self._told = {c: t for c, t in self._told.items() if t > now}
+
+
+def _seconds(refused: RetryAfter) -> float:
+    """The wait Telegram asked for, in seconds (PTB warns that the number will become a
+    ``timedelta`` one day: either is read)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", PTBDeprecationWarning)
+        after: Any = refused.retry_after
+    return after.total_seconds() if hasattr(after, "total_seconds") else float(after)

@@ -7,11 +7,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from telegram.ext import AIORateLimiter
-
 from bot.app import App, build_application
 from bot.settings import Settings
 from bot.storage.migrate import upgrade_async
+from bot.telegram.budget import Limits
+from bot.telegram.replies import ReplyGate
 from bot.telegram.throttle import PressThrottle
 from tests.fakes import FakeBotApi, FakeChat, FakeMessage, FakeRequest, FakeUser
 
@@ -35,6 +35,10 @@ class Harness:
     database_url: str
     clock: TestClock = field(default_factory=TestClock)
     turn_seconds: int = 60
+    #: The bot's flood budget: none worth the name unless a test is about Telegram's limits.
+    limits: Limits = field(default_factory=Limits.unlimited)
+    #: Whether informational replies are limited as in production (see ``ReplyGate``).
+    limit_replies: bool = False
     app: App | None = None
 
     async def start(self) -> App:
@@ -51,14 +55,18 @@ class Harness:
             settings,
             request=FakeRequest(self.api),
             get_updates_request=FakeRequest(self.api),
-            rate_limiter=AIORateLimiter(overall_max_rate=0, group_max_rate=0, max_retries=3),
+            limits=self.limits,
             group_interval=0.0,
             private_interval=0.0,
             poll_seconds=0.02,
             clock=self.clock,
         )
-        # Scripted players press far faster than people: the per-user limit is tested on its own.
-        app.bot_data["cardroom"].throttle = PressThrottle(burst=10_000, rate=10_000.0)
+        # Scripted players press and ask far faster than people: the per-user limits (and the
+        # merging of repeated replies) are tested on their own.
+        room = app.bot_data["cardroom"]
+        room.throttle = PressThrottle(burst=10_000, rate=10_000.0)
+        if not self.limit_replies:
+            room.replies = ReplyGate(window=0.0)
         await app.initialize()
         assert app.post_init is not None
         await app.post_init(app)

@@ -25,7 +25,8 @@ from bot.games.cards import Card, parse_card
 from bot.games.davayka import DAVAYKA, make_state
 from bot.games.davayka.state import DavaykaState
 from bot.storage.repositories import Actions
-from bot.telegram.delivery import GROUP_INTERVAL, PRIVATE_INTERVAL
+from bot.telegram.budget import Limits
+from bot.telegram.delivery import GROUP_INTERVAL
 from tests.e2e.harness import Harness, sqlite_url
 from tests.fakes import (
     FakeBotApi,
@@ -64,13 +65,13 @@ async def harness(tmp_path: Path) -> AsyncIterator[Harness]:
 
 @pytest.fixture
 async def realistic(tmp_path: Path) -> AsyncIterator[Harness]:
-    """Telegram's flood limits on, and the publisher's production intervals: a group table is
-    edited at most every 3 s, a private chat at most every second."""
+    """Telegram's flood limits on, and the bot's production budget and pacing: a group table
+    is edited at most every 3.4 s, a private chat a little over a second apart."""
     api = FakeBotApi(flood_limits=True)
-    harness = Harness(api, sqlite_url(tmp_path))
+    harness = Harness(api, sqlite_url(tmp_path), limits=Limits())
     app = await harness.start()
     publisher = app.bot_data["cardroom"].publisher
-    publisher.group_interval, publisher.private_interval = GROUP_INTERVAL, PRIVATE_INTERVAL
+    publisher.group_interval = GROUP_INTERVAL
     yield harness
     await harness.stop()
 
@@ -404,7 +405,7 @@ async def test_frantic_presses_stay_within_the_flood_limits(realistic: Harness) 
     assert group_sends <= elapsed / GROUP_INTERVAL + 2
     for user in (anna, boris):
         sends = api.stats.by_chat_method[(api.private_chat_id(user), "editMessageText")]
-        assert sends <= elapsed / PRIVATE_INTERVAL + 2
+        assert sends <= elapsed / Limits().private_window + 2
     assert api.unanswered_callbacks() == []
 
 

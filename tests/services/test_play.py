@@ -152,3 +152,22 @@ async def test_shown_versions_are_recorded_and_never_move_back(db: Database) -> 
     user_id, _, code = mover(game)
     await services.play.act(game.game_id, user_id, game.version, code, on_panel(user_id, game))
     assert game.game_id in await services.play.unshown_ids(), "a new version is not shown yet"
+
+
+async def test_a_window_is_extended_for_a_late_panel_only_at_its_version(db: Database) -> None:
+    services = make_services(db)
+    game = await started_game(services)
+    assert game.deadline_at is not None
+    await services.play.extend_window(game.game_id, game.version, 4.0)
+    extended = await services.play.snapshot(game.game_id)
+    assert extended.deadline_at == pytest.approx(game.deadline_at + 4.0)
+    assert extended.version == game.version, "nothing in the game changed"
+    # The poller leaves it alone until the extended deadline.
+    services.clock.advance(game.deadline_at - services.clock.now + 1)
+    assert await services.play.run_due() == []
+    services.clock.advance(4)
+    assert [s.game_id for s in await services.play.run_due()] == [game.game_id]
+    # A late panel of a version the game has moved past extends nothing.
+    moved = await services.play.snapshot(game.game_id)
+    await services.play.extend_window(game.game_id, game.version, 10.0)
+    assert (await services.play.snapshot(game.game_id)).deadline_at == moved.deadline_at

@@ -10,13 +10,15 @@ from typing import Any
 
 import pytest
 from telegram.error import BadRequest, Forbidden
-from telegram.ext import AIORateLimiter, ExtBot
+from telegram.ext import ExtBot
 
 from bot.games.cards import JOKER, Suit, card, parse_cards
 from bot.games.rank import RankState
 from bot.services.types import GameSnapshot
 from bot.telegram import delivery
+from bot.telegram.budget import CallBudget, Limits
 from bot.telegram.delivery import Publisher
+from bot.telegram.limits import BudgetRateLimiter
 from tests.fakes import FakeBotApi, FakeRequest
 from tests.telegram.test_render import NOW, seats, snapshot, state
 
@@ -64,6 +66,8 @@ def publisher(
         bot,
         remembered.table,
         remembered.panel,
+        # The stub has no limits: the publisher's own pacing is what is tested here.
+        budget=CallBudget(Limits.unlimited()),
         group_interval=interval,
         private_interval=interval,
         wall_clock=clock,
@@ -256,11 +260,11 @@ async def test_close_cancels_every_pending_delivery_before_waiting_for_any() -> 
 # -- through python-telegram-bot: the rate limiter and Telegram's errors ---------------------
 
 
-class CountingLimiter(AIORateLimiter):
-    """PTB's limiter, counting the calls that pass through it."""
+class CountingLimiter(BudgetRateLimiter):
+    """The bot's limiter (with no limits worth the name), counting the calls through it."""
 
     def __init__(self) -> None:
-        super().__init__(overall_max_rate=0, group_max_rate=0, max_retries=0)
+        super().__init__(CallBudget(Limits.unlimited()))
         self.endpoints: list[str] = []
 
     async def process_request(
@@ -270,7 +274,7 @@ class CountingLimiter(AIORateLimiter):
         kwargs: dict[str, Any],
         endpoint: str,
         data: dict[str, Any],
-        rate_limit_args: int | None,
+        rate_limit_args: None,
     ) -> bool | dict[str, Any] | list[Any]:
         self.endpoints.append(endpoint)
         return await super().process_request(
@@ -478,3 +482,34 @@ async def test_when_the_database_cannot_be_asked_the_state_at_hand_is_drawn(
     await pub.drain()
     assert [c[0] for c in bot.calls] == ["send"]
     assert "Could not check game 7 for news" in caplog.text
+
+
+# -- the budget: who goes first, and a player's window when his panel was late --------------
+
+
+async def test_a_panel_that_gave_its_player_the_move_late_extends_his_window() -> None:
+    """The panel waited for its private chat's budget (another message had just gone there):
+    the game is told how late it came, so that the player's window closes that much later."""
+    bot, remembered = StubBot(), Remembered()
+    budget = CallBudget(Limits(private_calls=1, private_window=1.5))
+    pub = Publisher(bot, remembered.table, remembered.panel, budget=budget, group_interval=0)
+    late: list[tuple[int, int, float]] = []
+
+    async def told(game_id: int, version: int, seconds: float) -> None:
+        late.append((game_id, version, seconds))
+
+    pub.on_late = told
+    game = snapshot(state("7h 9s", "Kd Qc", "8c"))  # seat 0 is to move
+    mover = game.seats[0].user_id
+    assert mover is not None and 0 in game.legal
+    await budget.take(mover, delivery.Priority.PANEL)  # his chat just had a message
+    pub.publish(game)
+    await pub.drain()
+    assert [(g, v) for g, v, _ in late] == [(game.game_id, game.version)]
+    assert late[0][2] > delivery.LATE_AFTER
+    # A panel on time extends nothing.
+    late.clear()
+    await asyncio.sleep(budget.limits.private_window)
+    pub.publish(replace(game, version=game.version + 1))
+    await pub.drain()
+    assert late == []

@@ -1,0 +1,162 @@
+"""The call budget: strict sliding windows per chat and overall, taken in order of priority."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from bot.telegram.budget import CallBudget, Limits, Priority, Ticket
+
+GROUP, OTHER_GROUP, PRIVATE, OTHER_PRIVATE = -100, -200, 7, 8
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+async def granted(budget: CallBudget, chat: int, priority: Priority) -> bool:
+    """Whether a call would be let through at once."""
+    task = asyncio.create_task(budget.take(chat, priority))
+    await asyncio.sleep(0)
+    if task.done():
+        return True
+    task.cancel()
+    await asyncio.gather(task, return_exceptions=True)
+    return False
+
+
+async def test_a_group_window_is_strict_not_a_bucket() -> None:
+    clock = Clock()
+    budget = CallBudget(Limits(group_calls=3, group_window=60.0, reply_calls=3), clock)
+    for at in (1000.0, 1010.0, 1020.0):
+        clock.now = at
+        assert await granted(budget, GROUP, Priority.TABLE)
+    # However long after the burst, a fourth inside the minute of the first waits.
+    for at in (1021.0, 1040.0, 1059.9):
+        clock.now = at
+        assert not await granted(budget, GROUP, Priority.TURN)
+    clock.now = 1060.0  # the first call leaves the window
+    assert await granted(budget, GROUP, Priority.TABLE)
+    assert not await granted(budget, GROUP, Priority.TABLE)
+    # Another chat has a window of its own.
+    assert await granted(budget, OTHER_GROUP, Priority.TABLE)
+
+
+async def test_a_private_chat_takes_about_one_call_a_second() -> None:
+    clock = Clock()
+    budget = CallBudget(Limits(private_calls=1, private_window=1.1), clock)
+    assert await granted(budget, PRIVATE, Priority.TURN)
+    assert await granted(budget, OTHER_PRIVATE, Priority.TURN)
+    clock.now += 1.0
+    assert not await granted(budget, PRIVATE, Priority.TURN)
+    clock.now += 0.1
+    assert await granted(budget, PRIVATE, Priority.TURN)
+
+
+async def test_the_overall_window_holds_every_chat() -> None:
+    clock = Clock()
+    budget = CallBudget(Limits(overall_calls=2, overall_window=1.0), clock)
+    assert await granted(budget, PRIVATE, Priority.TURN)
+    assert await granted(budget, GROUP, Priority.TURN)
+    assert not await granted(budget, OTHER_PRIVATE, Priority.TURN)
+    clock.now += 1.0
+    assert await granted(budget, OTHER_PRIVATE, Priority.TURN)
+
+
+async def test_waiting_calls_go_by_priority_then_in_order() -> None:
+    limits = Limits(overall_calls=1, overall_window=0.05)
+    budget = CallBudget(limits)
+    order: list[str] = []
+
+    async def call(name: str, chat: int, priority: Priority) -> None:
+        await budget.take(chat, priority)
+        order.append(name)
+
+    await budget.take(GROUP, Priority.TABLE)  # the window is full for a moment
+    calls = [
+        asyncio.create_task(call("reply", -1, Priority.REPLY)),
+        asyncio.create_task(call("table", -2, Priority.TABLE)),
+        asyncio.create_task(call("panel", 3, Priority.PANEL)),
+        asyncio.create_task(call("turn", 4, Priority.TURN)),
+        asyncio.create_task(call("second turn", 5, Priority.TURN)),
+    ]
+    await asyncio.wait_for(asyncio.gather(*calls), 5)
+    assert order == ["turn", "second turn", "panel", "table", "reply"]
+
+
+async def test_replies_use_only_part_of_a_groups_window() -> None:
+    clock = Clock()
+    budget = CallBudget(Limits(group_calls=5, reply_calls=2, reply_reserve=2), clock)
+    assert await granted(budget, GROUP, Priority.REPLY)
+    assert await granted(budget, GROUP, Priority.REPLY)
+    assert not await granted(budget, GROUP, Priority.REPLY), "their share is spent"
+    for _ in range(3):  # the game keeps the rest
+        assert await granted(budget, GROUP, Priority.TABLE)
+    assert not await granted(budget, GROUP, Priority.TABLE)
+
+
+async def test_a_reply_never_takes_the_room_the_game_needs_next() -> None:
+    clock = Clock()
+    budget = CallBudget(Limits(group_calls=6, reply_calls=3, reply_reserve=3), clock)
+    for _ in range(3):
+        assert await granted(budget, GROUP, Priority.TABLE)
+    # Three places are free, but they are the game's reserve: no reply takes one.
+    assert not await granted(budget, GROUP, Priority.REPLY)
+    assert await granted(budget, GROUP, Priority.TABLE)
+
+
+async def test_a_waiting_panel_whose_player_gets_the_move_goes_first() -> None:
+    budget = CallBudget(Limits(overall_calls=1, overall_window=0.05))
+    order: list[str] = []
+    later = Ticket(Priority.PANEL)
+
+    async def call(name: str, chat: int, priority: Priority | Ticket) -> None:
+        await budget.take(chat, priority)
+        order.append(name)
+
+    await budget.take(GROUP, Priority.TABLE)
+    calls = [
+        asyncio.create_task(call("other turn", 3, Priority.TURN)),
+        asyncio.create_task(call("table", -2, Priority.TABLE)),
+        asyncio.create_task(call("his panel", 4, later)),
+    ]
+    await asyncio.sleep(0)
+    later.priority = Priority.TURN  # meanwhile, the move came to him
+    budget.reorder()
+    await asyncio.wait_for(asyncio.gather(*calls), 5)
+    assert order == ["other turn", "his panel", "table"]
+
+
+async def test_a_pause_telegram_asked_for_holds_the_chat_only() -> None:
+    clock = Clock()
+    budget = CallBudget(Limits(), clock)
+    budget.pause(GROUP, 27)
+    assert budget.paused(GROUP) == pytest.approx(27)
+    assert not await granted(budget, GROUP, Priority.TURN)
+    assert await granted(budget, OTHER_GROUP, Priority.TURN)
+    clock.now += 27
+    assert await granted(budget, GROUP, Priority.TURN)
+
+
+async def test_a_turn_not_used_is_given_back() -> None:
+    clock = Clock()
+    budget = CallBudget(Limits(private_calls=1, private_window=1.1), clock)
+    await budget.take(PRIVATE, Priority.PANEL)
+    budget.put_back(PRIVATE)
+    assert await granted(budget, PRIVATE, Priority.PANEL)
+
+
+async def test_a_cancelled_waiter_leaves_the_queue() -> None:
+    budget = CallBudget(Limits(private_calls=1, private_window=60.0))
+    await budget.take(PRIVATE, Priority.PANEL)
+    waiting = asyncio.create_task(budget.take(PRIVATE, Priority.PANEL))
+    await asyncio.sleep(0)
+    assert budget.waiting == 1
+    waiting.cancel()
+    await asyncio.gather(waiting, return_exceptions=True)
+    assert budget.waiting == 0
