@@ -16,7 +16,10 @@ lobbies and what is still open then are cancelled by /cancel). Then the run chec
   the bot had been up for a while;
 * a silent person's seat went to the computer (``autopilot_after`` timeouts) within
   :func:`~bench.chaos_checks.handover_bound`, during the run and at its end;
-* every dealt game's cards are conserved.
+* every dealt game's cards are conserved;
+* with ``--flood-limits`` (the emulator then enforces Telegram's limits as strict sliding
+  windows), no call was refused with 429 — but in the minute after a start: a process that
+  was killed takes with it what it knew of the last minute's calls.
 
 It prints the figures and ``CHAOS OK`` or ``CHAOS FAILED``; the exit status is 1 on failure.
 """
@@ -83,14 +86,17 @@ class Plan:
     people: int
     groups: int
     wind_down: float
+    flood_limits: bool = False
 
 
 class RecordingBotApi(FakeBotApi):
     """The fake Bot API, noting when getUpdates last handed out each update."""
 
-    def __init__(self) -> None:
-        super().__init__(flood_limits=False)
+    def __init__(self, *, flood_limits: bool = False) -> None:
+        super().__init__(flood_limits=flood_limits)
         self.fetched_at: dict[int, float] = {}
+        #: When each call was refused with 429 (the limits were exceeded).
+        self.refused_at: list[float] = []
 
     async def handle(
         self,
@@ -99,6 +105,8 @@ class RecordingBotApi(FakeBotApi):
         files: Mapping[str, Upload] | None = None,
     ) -> tuple[int, JSONDict]:
         status, body = await super().handle(method, params, files)
+        if status == 429:
+            self.refused_at.append(time.monotonic())
         if method.lower() == "getupdates" and status == 200:
             now = time.monotonic()
             for update in body["result"]:
@@ -115,6 +123,7 @@ class BotProcess:
         self.api = api
         self.process: asyncio.subprocess.Process | None = None
         self.starts = 0
+        self.started_at: list[float] = []
         self.kills: list[float] = []
         self.ready_at: float | None = None
         self._watching: asyncio.Task[None] | None = None
@@ -129,6 +138,7 @@ class BotProcess:
 
     async def start(self) -> None:
         self.starts += 1
+        self.started_at.append(time.monotonic())
         with self.log.open("a") as log:
             log.write(f"=== chaos: start {self.starts} at {time.strftime('%H:%M:%S')} ===\n")
             log.flush()
@@ -207,7 +217,7 @@ class ChaosRun:
         self.plan = plan
         self.out = out
         self.rng = random.Random(plan.seed)
-        self.api = RecordingBotApi()
+        self.api = RecordingBotApi(flood_limits=plan.flood_limits)
         self.crowd = Crowd.gather(self.api, self.rng, people=plan.people, groups=plan.groups)
         self.db = Database.from_url(plan.database_url)
         self.log = plan.folder / "bot.log"
@@ -505,6 +515,19 @@ class ChaosRun:
                 error = conservation_error(game.game_key, game.state)
                 if error:
                     findings.fail(f"game {game.id} ({game.game_key}) cards: {error}")
+        unexplained = self._unexplained_429s()
+        if unexplained:
+            findings.fail(
+                f"{unexplained} call(s) refused with 429 more than a minute after a start"
+            )
+
+    def _unexplained_429s(self) -> int:
+        """429s that came when the running process had known its calls for a whole minute."""
+        return sum(
+            1
+            for at in self.api.refused_at
+            if at - max((s for s in self.bot.started_at if s <= at), default=0.0) > 60.0
+        )
 
     def _held_until_killed(self, callback: FakeCallback) -> float | None:
         """How long the process that fetched this press had it before it was killed."""
@@ -568,6 +591,9 @@ class ChaosRun:
             f"  seats on autopilot at the end: {autopilots}; games ended with everyone "
             f"away: {sum(g.everyone_away for g in games)}",
             f"  cards conserved in {sum(g.state is not None for g in games)} dealt game(s)",
+            f"  flood limits {'on' if plan.flood_limits else 'off'}: "
+            f"{len(self.api.refused_at)} call(s) refused with 429, "
+            f"{self._unexplained_429s()} of them over a minute after a start",
             f"  warnings in the log: {sum(warnings.values())}",
             *(f"    {n:>4} × {text}" for text, n in warnings.most_common(8)),
         ]
@@ -616,6 +642,12 @@ def parse_arguments(argv: Sequence[str] | None) -> Plan:
         metavar=("MIN", "MAX"),
         help="seconds between kills, drawn between MIN and MAX (default 20 60)",
     )
+    parser.add_argument(
+        "--flood-limits",
+        action="store_true",
+        help="the emulator enforces Telegram's limits (strict sliding windows); a 429 more "
+        "than a minute after a start fails the run",
+    )
     parser.add_argument("--people", type=int, default=6, help="people who started the bot")
     parser.add_argument("--groups", type=int, default=3, help="groups they are all in")
     parser.add_argument(
@@ -643,6 +675,7 @@ def parse_arguments(argv: Sequence[str] | None) -> Plan:
         people=arguments.people,
         groups=arguments.groups,
         wind_down=arguments.wind_down,
+        flood_limits=arguments.flood_limits,
     )
 
 
