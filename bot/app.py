@@ -54,17 +54,25 @@ def file_url_for(base_url: str) -> str:
     return f"{root}/file/{tail}" if root else base_url
 
 
-async def catch_up(room: Cardroom) -> None:
+async def catch_up(room: Cardroom, *, retry_after: float = 30.0) -> None:
     """Redraw the open games whose newest changes may not have reached their chats (the
-    process stopped while they were on their way); the others are as the players see them."""
-    for game_id in await room.play.unshown_ids():
+    process stopped while they were on their way); the others are as the players see them.
+    If the database cannot be read, it is tried again a little later, said once in the log."""
+    while True:
         try:
-            snapshot = await room.play.snapshot(game_id)
-        except ServiceError:
+            for game_id in await room.play.unshown_ids():
+                try:
+                    snapshot = await room.play.snapshot(game_id)
+                except ServiceError:
+                    continue
+                room.publisher.publish(snapshot)
+                await asyncio.sleep(0)  # presses and timers go on meanwhile
+        except Exception:
+            logger.exception("Catching up failed; trying again in %.0f s", retry_after)
+            await asyncio.sleep(retry_after)
             continue
-        room.publisher.publish(snapshot)
-        await asyncio.sleep(0)  # presses and timers go on meanwhile
-    logger.info("Caught up with the games changed while the bot was down")
+        logger.info("Caught up with the games changed while the bot was down")
+        return
 
 
 def settle() -> None:
@@ -139,6 +147,7 @@ def build_application(
             with contextlib.suppress(asyncio.CancelledError):
                 await room.catching_up
         await room.publisher.close()
+        await room.charts.close()
         await db.close()
 
     application = (

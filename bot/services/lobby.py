@@ -14,6 +14,7 @@ those who did not lapse after :data:`REMATCH_SECONDS`.
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import secrets
 from collections.abc import Mapping, Sequence
@@ -510,11 +511,44 @@ class LobbyService:
     async def chat_moved(self, old_chat_id: int, new_chat_id: int) -> list[GameSnapshot]:
         """A group became a supergroup: its lobbies, games, settings and boards move along.
 
-        Returns the open games, whose tables must be posted again in the new chat.
+        Someone may have opened a lobby in the new supergroup before the bot heard of the
+        move: a topic holds one open game, so of the two the one further on stays — a game
+        being played before a lobby, and the older of two alike — and the other is closed,
+        its table saying why. Returns what changed: the closed game, and the open games,
+        whose tables must be posted again in the new chat.
         """
+        closed = []
+        for _ in range(3):  # another lobby may be opened meanwhile: look again
+            for game_id in await self._clashes(old_chat_id, new_chat_id):
+                with contextlib.suppress(ServiceError):
+                    closed.append(await self._cancel(game_id, Event("chat.merged")))
+            try:
+                async with self.db.transaction() as session:
+                    open_ids = await ChatMoves(session).move(old_chat_id, new_chat_id)
+                    moved = [
+                        (await self.store.load(session, game_id)).snapshot()
+                        for game_id in open_ids
+                    ]
+                return [*closed, *moved]
+            except IntegrityError:
+                logger.info("A lobby opened in chat %s as it moved; looking again", new_chat_id)
+        raise ServiceError("lobby.exists")
+
+    async def _clashes(self, old_chat_id: int, new_chat_id: int) -> list[int]:
+        """Open games that cannot move along: per topic, the one that is not kept."""
         async with self.db.transaction() as session:
-            open_ids = await ChatMoves(session).move(old_chat_id, new_chat_id)
-            return [(await self.store.load(session, game_id)).snapshot() for game_id in open_ids]
+            games = Games(session)
+            old = [await games.get(i) for i in await games.open_in_chat(old_chat_id)]
+            new = [await games.get(i) for i in await games.open_in_chat(new_chat_id)]
+        losers = []
+        for here in filter(None, old):
+            there = next((g for g in new if g is not None and g.topic_id == here.topic_id), None)
+            if there is None:
+                continue
+            # Further on first: playing before a lobby; then the older.
+            kept = min(here, there, key=lambda g: (g.status != PLAYING, g.id))
+            losers.append(there.id if kept is here else here.id)
+        return losers
 
     async def bot_removed(self, chat_id: int) -> list[GameSnapshot]:
         """The bot left or was removed from a group: its lobbies and games end, cancelled."""

@@ -8,6 +8,10 @@ from typing import Any
 
 from bot.games.engine import Event, Outcome
 
+# The database refused to write (a full disk, a read-only file): nothing was saved. Callers
+# of the services answer it in words; it is the storage's, passed on as it is.
+from bot.storage.outage import StorageRefused as StorageRefused
+
 #: Lobby option kept across rematches: wins per seat in the series so far.
 SERIES = "series"
 #: Lobby options of a rematch: the people invited who have not confirmed yet (``[user id,

@@ -28,6 +28,7 @@ from sqlalchemy.ext.asyncio import (
 from sqlalchemy.pool import StaticPool
 
 from bot.storage import inline_sqlite
+from bot.storage.outage import Outage, StorageRefused, refusal
 
 logger = logging.getLogger(__name__)
 
@@ -96,6 +97,8 @@ class Database:
         # starved for a second.)
         self._turns = asyncio.Lock() if self.is_sqlite else None
         self._inline: inline_sqlite.InlineConnection | None = None
+        #: Whether the database refuses writes now, and since when.
+        self.outage = Outage()
 
     @classmethod
     def from_url(cls, url: str) -> Database:
@@ -103,9 +106,19 @@ class Database:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[AsyncSession]:
-        """A session inside one transaction: committed on success, rolled back on error."""
-        async with self._turn(), self.sessions() as session, session.begin():
-            yield session
+        """A session inside one transaction: committed on success, rolled back on error.
+
+        A write the database refuses (a full disk, a read-only file) is raised as
+        :class:`StorageRefused`, the outage logged once (:class:`Outage`)."""
+        async with self._turn():
+            before = self._changes()
+            try:
+                async with self.sessions() as session, session.begin():
+                    yield session
+            except Exception as error:
+                self._refused(error)
+                raise
+            self._committed(before)
 
     @asynccontextmanager
     async def _turn(self) -> AsyncIterator[None]:
@@ -131,13 +144,37 @@ class Database:
         committed on success, rolled back on error."""
         async with self._turn():
             sqlite = await self._sqlite()
-            sqlite.execute("BEGIN")
+            before = sqlite.total_changes
             try:
-                yield sqlite
-            except BaseException:
-                sqlite.rollback()
+                sqlite.execute("BEGIN")
+                try:
+                    yield sqlite
+                except BaseException:
+                    sqlite.rollback()
+                    raise
+                sqlite.commit()
+            except Exception as error:
+                self._refused(error)
                 raise
-            sqlite.commit()
+            if sqlite.total_changes != before:
+                self.outage.wrote()
+
+    def _changes(self) -> int | None:
+        """Rows SQLite's connection has changed so far (``None``: not SQLite, or not open)."""
+        inline = self._inline
+        return inline.sqlite.total_changes if inline is not None and not inline.closed else None
+
+    def _committed(self, before: int | None) -> None:
+        """A transaction committed: if it wrote, the database writes again."""
+        if self.outage.active and (not self.is_sqlite or self._changes() != before):
+            self.outage.wrote()
+
+    def _refused(self, error: Exception) -> None:
+        """A transaction failed: if the database refused to write, say so once, in kind."""
+        reason = refusal(error)
+        if reason is not None:
+            self.outage.refuse(reason)
+            raise StorageRefused(reason) from error
 
     async def _sqlite(self) -> sqlite3.Connection:
         """The ``sqlite3`` connection under the engine's one connection (asked of the pool

@@ -5,9 +5,20 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, cast
+from typing import Any
 
-from sqlalchemy import Table, and_, bindparam, func, insert, select, update
+from sqlalchemy import (
+    Integer,
+    Table,
+    and_,
+    bindparam,
+    func,
+    insert,
+    literal_column,
+    or_,
+    select,
+    update,
+)
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
@@ -30,8 +41,15 @@ from bot.storage.models import (
 )
 
 # -- statements of the hot path, built once (building one costs more than running it) ------
+# The plain-SQL press path (bot.storage.lean) runs these very statements, compiled for
+# SQLite: a change to one of them, or to the schema, changes both paths.
 
-_WITH_PLAYERS = (
+_GAMES: Table = GameRow.__table__  # type: ignore[assignment]
+_SEATS: Table = SeatRow.__table__  # type: ignore[assignment]
+_ACTIONS: Table = ActionRow.__table__  # type: ignore[assignment]
+
+#: A game joined with its chat, its seats (in order) and their users: ``game_id``.
+GAME_WITH_PLAYERS = (
     select(GameRow, ChatRow, SeatRow, UserRow)
     .outerjoin(ChatRow, ChatRow.id == GameRow.chat_id)
     .outerjoin(SeatRow, SeatRow.game_id == GameRow.id)
@@ -39,10 +57,20 @@ _WITH_PLAYERS = (
     .where(GameRow.id == bindparam("game_id"))
     .order_by(SeatRow.seat)
 )
-_WITH_PLAYERS_LOCKED = _WITH_PLAYERS.with_for_update(of=GameRow)
-_GAMES: Table = GameRow.__table__  # type: ignore[assignment]
-_APPEND_ACTION = insert(cast(Table, ActionRow.__table__))
+_WITH_PLAYERS_LOCKED = GAME_WITH_PLAYERS.with_for_update(of=GameRow)
 
+#: One step in the action log: its columns by name.
+APPEND_ACTION = insert(_ACTIONS).values(
+    {name: bindparam(name) for name in ("game_id", "version", "seat", "source", "action", "at")}
+)
+
+#: A seat's missed turns: ``timeouts`` of seat ``number`` of game ``game``. (Not ``game_id``
+#: and ``seat``: an UPDATE keeps its columns' names for the values it sets.)
+SET_TIMEOUTS = (
+    update(_SEATS)
+    .where(_SEATS.c.game_id == bindparam("game"), _SEATS.c.seat == bindparam("number"))
+    .values(timeouts=bindparam("timeouts"))
+)
 
 _MARK_SHOWN = (
     update(_GAMES)
@@ -51,15 +79,60 @@ _MARK_SHOWN = (
 )
 
 
+# Written into the SQL, not sent as a parameter with every press.
+_ONE = literal_column("1", Integer)
+
+
 @lru_cache(maxsize=16)
-def _save_statement(columns: tuple[str, ...]) -> Any:
+def save_statement(columns: tuple[str, ...]) -> Any:
     """``UPDATE games SET <columns>, version = version + 1 WHERE id = :game_id AND version =
     :expected`` — one statement per set of columns (a handful exist)."""
     return (
         update(_GAMES)
         .where(_GAMES.c.id == bindparam("game_id"), _GAMES.c.version == bindparam("expected"))
-        .values(version=_GAMES.c.version + 1, **{name: bindparam(name) for name in columns})
+        .values(version=_GAMES.c.version + _ONE, **{name: bindparam(name) for name in columns})
     )
+
+
+def _dialect_insert(session: AsyncSession) -> Any:
+    """The INSERT of the session's backend, which knows ``ON CONFLICT``."""
+    dialect = session.bind.dialect.name if session.bind else "sqlite"
+    return postgresql_insert if dialect == "postgresql" else sqlite_insert
+
+
+@lru_cache(maxsize=4)
+def _user_upsert(insert: Any, *, language_code: bool) -> Any:
+    """``INSERT INTO users … ON CONFLICT (id) DO UPDATE … RETURNING`` for one backend's
+    ``insert``; with ``language_code``, a conflict also takes the new language code."""
+    columns = ("id", "first_name", "username", "language_code", "started")
+    statement = insert(UserRow).values({name: bindparam(name) for name in columns})
+    fresh = statement.excluded
+    refreshed = {
+        "first_name": fresh.first_name,
+        "username": fresh.username,
+        "started": or_(UserRow.started, fresh.started),
+    }
+    if language_code:
+        refreshed["language_code"] = fresh.language_code
+    return statement.on_conflict_do_update(index_elements=[UserRow.id], set_=refreshed).returning(
+        UserRow
+    )
+
+
+@lru_cache(maxsize=2)
+def _chat_upsert(insert: Any) -> Any:
+    """``INSERT INTO chats … ON CONFLICT (id) DO UPDATE SET kind, title … RETURNING``."""
+    statement = insert(ChatRow).values(
+        {name: bindparam(name) for name in ("id", "kind", "title", "settings")}
+    )
+    fresh = statement.excluded
+    return statement.on_conflict_do_update(
+        index_elements=[ChatRow.id], set_={"kind": fresh.kind, "title": fresh.title}
+    ).returning(ChatRow)
+
+
+#: What an upsert returns is the session's own row, as the statement left it.
+_CURRENT = {"populate_existing": True}
 
 
 class Users:
@@ -78,25 +151,28 @@ class Users:
         *,
         started: bool = False,
     ) -> UserRow:
-        """Create or refresh a user from what Telegram just told us about him."""
-        row = await self.session.get(UserRow, user_id)
-        if row is None:
-            row = UserRow(
-                id=user_id,
-                first_name=first_name,
-                username=username,
-                language_code=language_code,
-                started=started,
-            )
-            self.session.add(row)
-            # Games and seats refer to users: make the row exist before they are inserted.
-            await self.session.flush()
-        else:
-            row.first_name = first_name
-            row.username = username
-            if language_code:
-                row.language_code = language_code
-            row.started = row.started or started
+        """Create or refresh a user from what Telegram just told us about him.
+
+        One statement (insert, or update on conflict): two transactions meeting the same new
+        user at once both succeed (on PostgreSQL the second waits for the first). The
+        ``language_code`` stays when Telegram sent none; ``started`` only ever becomes true
+        here. The row returned is this session's own, as the statement left it: the caller
+        may change it, and another transaction may have changed it since the session read
+        it.
+        """
+        statement = _user_upsert(_dialect_insert(self.session), language_code=bool(language_code))
+        rows = await self.session.scalars(
+            statement,
+            {
+                "id": user_id,
+                "first_name": first_name,
+                "username": username,
+                "language_code": language_code,
+                "started": started,
+            },
+            execution_options=_CURRENT,
+        )
+        row: UserRow = rows.one()
         return row
 
 
@@ -108,14 +184,14 @@ class Chats:
         return await self.session.get(ChatRow, chat_id)
 
     async def upsert(self, chat_id: int, kind: str, title: str | None) -> ChatRow:
-        row = await self.session.get(ChatRow, chat_id)
-        if row is None:
-            row = ChatRow(id=chat_id, kind=kind, title=title, settings={})
-            self.session.add(row)
-            await self.session.flush()
-        else:
-            row.kind = kind
-            row.title = title
+        """Create a chat, or refresh its kind and title (its language and settings stay), in
+        one statement, as :meth:`Users.upsert` does."""
+        rows = await self.session.scalars(
+            _chat_upsert(_dialect_insert(self.session)),
+            {"id": chat_id, "kind": kind, "title": title, "settings": {}},
+            execution_options=_CURRENT,
+        )
+        row: ChatRow = rows.one()
         return row
 
 
@@ -185,7 +261,7 @@ class Games:
         its chat, seats and users instead of one query for each. ``lock`` locks the game row
         (only that row: the outer-joined ones cannot be locked on PostgreSQL).
         """
-        statement = _WITH_PLAYERS_LOCKED if lock else _WITH_PLAYERS
+        statement = _WITH_PLAYERS_LOCKED if lock else GAME_WITH_PLAYERS
         rows = (await self.session.execute(statement, {"game_id": game_id})).all()
         if not rows:
             return None
@@ -226,7 +302,7 @@ class Games:
         """
         connection = await self.session.connection()
         result = await connection.execute(
-            _save_statement(tuple(sorted(values))),
+            save_statement(tuple(sorted(values))),
             {**values, "game_id": game_id, "expected": expected_version},
         )
         return bool(result.rowcount)
@@ -351,10 +427,11 @@ class Seats:
         )
 
     async def set_timeouts(self, game_id: int, seat: int, timeouts: int) -> None:
-        await self.session.execute(
-            update(SeatRow)
-            .where(SeatRow.game_id == game_id, SeatRow.seat == seat)
-            .values(timeouts=timeouts)
+        """Write a seat's missed turns (a plain UPDATE: seats this session holds keep the
+        value they were read with)."""
+        connection = await self.session.connection()
+        await connection.execute(
+            SET_TIMEOUTS, {"game": game_id, "number": seat, "timeouts": timeouts}
         )
 
 
@@ -374,7 +451,7 @@ class Actions:
         """Log one step (a plain INSERT: the hot path needs no unit of work for it)."""
         connection = await self.session.connection()
         await connection.execute(
-            _APPEND_ACTION,
+            APPEND_ACTION,
             {
                 "game_id": game_id,
                 "version": version,
@@ -446,10 +523,8 @@ class Ratings:
             }
             for player in wanted
         ]
-        dialect = self.session.bind.dialect.name if self.session.bind else "sqlite"
-        insert = postgresql_insert if dialect == "postgresql" else sqlite_insert
         await self.session.execute(
-            insert(RatingRow)
+            _dialect_insert(self.session)(RatingRow)
             .values(values)
             .on_conflict_do_nothing(index_elements=["chat_id", "game_key", "player_id"])
         )

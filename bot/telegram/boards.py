@@ -4,8 +4,9 @@
 ``global``; the computer only with ``bots``), paginated; a bare ``/top`` shows the best player
 of each game, with a button per game. ``/stats`` shows your ratings and record per game — or,
 sent as a reply, the replied-to person's — with a chart of the rating once there are
-:data:`CHART_MIN_GAMES` rated games. ``/history`` lists this chat's last finished games; a
-button on each opens its summary (final table, duration, moves).
+:data:`CHART_MIN_GAMES` rated games (drawn in a worker process: :mod:`bot.telegram.charts`).
+``/history`` lists this chat's last finished games; a button on each opens its summary (final
+table, duration, moves).
 
 Buttons carry their own compact callback data, parsed as defensively as
 :mod:`bot.telegram.callbacks` does:
@@ -23,8 +24,6 @@ something the data says.
 
 from __future__ import annotations
 
-import asyncio
-import io
 import logging
 import re
 import time
@@ -68,6 +67,10 @@ from bot.services.stats import (
 )
 from bot.services.types import Actor, ChatRef, ServiceError
 from bot.telegram.callbacks import MAX_BYTES, NUMBER, BadCallback, parse_number
+from bot.telegram.charts import ChartLine, ChartRequest, draw_rating_chart
+
+# Re-exported: the handlers' Cardroom holds the one pool ``/stats`` draws with.
+from bot.telegram.charts import ChartPool as ChartPool
 from bot.telegram.render import has_renderer, table_content
 from bot.telegram.render.common import NAME_LIMIT, PLACE_MEDALS, esc, game_name
 from bot.telegram.render.content import Button, Content, Keyboard, rows
@@ -297,34 +300,20 @@ def render_stats(t: Translator, name: str, stats: PlayerStats) -> str:
     return "\n".join(lines)
 
 
-def rating_chart(t: Translator, stats: PlayerStats) -> bytes:
-    """A PNG of each game's rating after every game (Agg, in memory)."""
-    # Half a second to import: paid by the first chart, not by every start of the bot.
-    from matplotlib.backends.backend_agg import FigureCanvasAgg
-    from matplotlib.figure import Figure
-    from matplotlib.ticker import MaxNLocator
+def chart_request(t: Translator, stats: PlayerStats) -> ChartRequest:
+    """What the chart of ``stats`` shows, in ``t``'s words: plain data for the chart worker."""
+    lines = tuple(
+        ChartLine(game_name(t, game.game_key), game.history)
+        for game in stats.games
+        if len(game.history) > 1
+    )
+    return ChartRequest(lines, t("mystats.chart_games"), t("mystats.chart_rating"))
 
-    figure = Figure(figsize=(6.4, 3.6), dpi=100)
-    FigureCanvasAgg(figure)
-    axes = figure.subplots()
-    for game in stats.games:
-        if len(game.history) > 1:
-            axes.plot(
-                range(len(game.history)),
-                game.history,
-                marker="o",
-                markersize=3,
-                label=game_name(t, game.game_key),
-            )
-    axes.set_xlabel(t("mystats.chart_games"))
-    axes.set_ylabel(t("mystats.chart_rating"))
-    axes.xaxis.set_major_locator(MaxNLocator(integer=True))
-    axes.grid(alpha=0.3)
-    axes.legend(loc="best", fontsize="small")
-    figure.tight_layout()
-    buffer = io.BytesIO()
-    figure.savefig(buffer, format="png")
-    return buffer.getvalue()
+
+def rating_chart(t: Translator, stats: PlayerStats) -> bytes:
+    """A PNG of each game's rating after every game, drawn right here (``/stats`` has it
+    drawn in the chart worker: :class:`~bot.telegram.charts.ChartPool`)."""
+    return draw_rating_chart(chart_request(t, stats))
 
 
 def seat_label(t: Translator, game: PlayedGame, seat: PlayedSeat) -> str:
@@ -508,19 +497,21 @@ async def handle_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
         return
     if _replies(context).admit(message.chat_id, user.id, reply) is not Verdict.SEND:
         return
-    chart = await asyncio.to_thread(rating_chart, t, stats)
-    caption: str | None = text
+    charts: ChartPool = context.bot_data["cardroom"].charts
+    # Without a chart (its worker failed: logged) the numbers still go out, as text.
+    chart = await charts.chart(subject.id, t.language, chart_request(t, stats))
+    fits = len(text) <= MessageLimit.CAPTION_LENGTH
     try:
-        if len(text) > MessageLimit.CAPTION_LENGTH:
+        if chart is None or not fits:
             await message.reply_text(text, parse_mode=ParseMode.HTML, do_quote=False)
-            caption = None
-        await context.bot.send_photo(
-            message.chat_id,
-            chart,
-            caption=caption,
-            parse_mode=ParseMode.HTML,
-            message_thread_id=message.message_thread_id if message.is_topic_message else None,
-        )
+        if chart is not None:
+            await context.bot.send_photo(
+                message.chat_id,
+                chart,
+                caption=text if fits else None,
+                parse_mode=ParseMode.HTML,
+                message_thread_id=message.message_thread_id if message.is_topic_message else None,
+            )
     except TelegramError as error:
         logger.warning("Reply in chat %s refused: %s", message.chat_id, error)
 

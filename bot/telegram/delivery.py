@@ -46,7 +46,7 @@ from telegram.error import (
 )
 
 from bot.i18n import Translator, translator
-from bot.services.types import GameSnapshot
+from bot.services.types import GameSnapshot, StorageRefused
 from bot.telegram.budget import CallBudget, Limits, Priority, Ticket
 from bot.telegram.limits import calling
 from bot.telegram.render import Content, Keyboard, panel_content, table_content
@@ -129,6 +129,8 @@ class Slot:
     turn_taken: bool = False
     #: When the change that gave this panel's player the move was published (loop time).
     turn_since: float | None = None
+    #: The message's id could not be recorded yet (the database refused to write).
+    unremembered: bool = False
 
 
 class Publisher:
@@ -169,6 +171,7 @@ class Publisher:
         self._games: dict[int, list[Slot]] = {}
         self._shown: dict[int, int] = {}
         self._reporting: asyncio.Task[None] | None = None
+        self._strays: set[asyncio.Task[None]] = set()
 
     # -- publishing ---------------------------------------------------------------------
 
@@ -236,6 +239,31 @@ class Publisher:
         panel.renew = True
         self._schedule(panel, urgent=True)
 
+    def retire_stray(self, game_id: int, chat_id: int, message_id: int) -> bool:
+        """A button was pressed on a copy of one of this game's messages that is not the
+        live one — a send whose answer was lost (Telegram took it; the bot sent it again), or
+        an old panel: delete it, so that nobody presses it again. Never the live message
+        (its id may not be recorded yet). Whether a deletion was set off."""
+        live = {(slot.chat_id, slot.message_id) for slot in self._games.get(game_id, ())}
+        if (chat_id, message_id) in live:  # message ids count per chat
+            return False
+        task = asyncio.create_task(self._delete_stray(chat_id, message_id))
+        self._strays.add(task)
+        task.add_done_callback(self._strays.discard)
+        return True
+
+    async def _delete_stray(self, chat_id: int, message_id: int) -> None:
+        """Best effort: a stray that cannot be deleted (too old, already gone) stays."""
+        try:
+            with calling(Priority.REPLY):
+                await self.bot._post(
+                    "deleteMessage", {"chat_id": chat_id, "message_id": message_id}
+                )
+        except TelegramError as error:
+            logger.info(
+                "Could not delete stray message %s in chat %s: %s", message_id, chat_id, error
+            )
+
     def chat_moved(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup: its messages must be posted again under the new id."""
         for slot in self._slots.values():
@@ -289,7 +317,28 @@ class Publisher:
     # -- flushing -----------------------------------------------------------------------
 
     async def _run(self, slot: Slot) -> None:
+        """A slot's flushing task. It never dies unseen: anything unforeseen is logged with
+        its context, and the slot is tried again a little later."""
+        try:
+            await self._flush(slot)
+        except Exception:
+            logger.exception(
+                "Delivery of game %s's %s to chat %s failed; trying again in %.0f s",
+                slot.game_id,
+                "table" if slot.seat is None else f"panel of seat {slot.seat}",
+                slot.chat_id,
+                RETRY_DELAYS[-1],
+            )
+            slot.behind = True
+            if slot.turn_taken:
+                slot.turn_taken = False
+                self.budget.put_back(slot.chat_id)
+            asyncio.get_running_loop().call_later(RETRY_DELAYS[-1], self._schedule, slot)
+
+    async def _flush(self, slot: Slot) -> None:
         while slot.dirty:
+            if slot.unremembered:
+                await self._remember(slot)
             interval = self.private_interval if slot.private else self.group_interval
             loop = asyncio.get_running_loop()
             wait = self._free_at.get(slot.chat_id, 0.0) - loop.time()
@@ -371,6 +420,8 @@ class Publisher:
         if late > LATE_AFTER:
             try:
                 await self.on_late(slot.game_id, slot.version, late)
+            except StorageRefused:
+                pass  # the database refuses writes (logged once): the window stays as it was
             except Exception as error:  # the database is away: the window stays as it was
                 logger.warning("Could not extend game %s's window: %s", slot.game_id, error)
 
@@ -420,6 +471,10 @@ class Publisher:
         if shown and self.on_shown is not None:
             try:
                 await self.on_shown(shown)
+            except StorageRefused:
+                # The database refuses writes for now (logged once): keep it for next time.
+                for game_id, version in shown.items():
+                    self._shown[game_id] = max(version, self._shown.get(game_id, 0))
             except Exception:
                 logger.exception("Could not record which games are shown")
 
@@ -492,10 +547,19 @@ class Publisher:
             return await self.bot._post(endpoint, data)
 
     async def _remember(self, slot: Slot) -> None:
-        if slot.seat is None:
-            await self._remember_table(slot.game_id, slot.message_id)
-        else:
-            await self._remember_panel(slot.game_id, slot.seat, slot.message_id)
+        """Record the message's id, which binds its buttons to the game. If the database
+        refuses to write now, it is recorded at the slot's next flush (one is due soon)."""
+        try:
+            if slot.seat is None:
+                await self._remember_table(slot.game_id, slot.message_id)
+            else:
+                await self._remember_panel(slot.game_id, slot.seat, slot.message_id)
+        except StorageRefused:
+            if not slot.unremembered:
+                slot.unremembered = True
+                asyncio.get_running_loop().call_later(RETRY_DELAYS[-1], self._schedule, slot)
+            return
+        slot.unremembered = False
 
     # -- lifecycle ----------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from telegram import (
     User,
 )
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
-from telegram.error import Forbidden, TelegramError
+from telegram.error import BadRequest, Forbidden, TelegramError
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -41,7 +41,7 @@ from bot.services.languages import LanguageService
 from bot.services.lobby import LobbyService
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
-from bot.services.types import Actor, ChatRef, ServiceError
+from bot.services.types import Actor, ChatRef, ServiceError, StorageRefused
 from bot.telegram import boards, callbacks
 from bot.telegram.delivery import Publisher
 from bot.telegram.poller import DeadlinePoller
@@ -72,6 +72,7 @@ class Cardroom:
     throttle: PressThrottle = field(default_factory=PressThrottle)
     replies: ReplyGate = field(default_factory=ReplyGate)
     redraws: boards.Redraws = field(default_factory=boards.Redraws)
+    charts: boards.ChartPool = field(default_factory=boards.ChartPool)
     #: The redraw after a start (``bot.app.catch_up``), while it runs.
     catching_up: asyncio.Task[None] | None = None
 
@@ -353,19 +354,54 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         answer = {"text": refusal_text(t, error)}
         if error.code == "lobby.need_start":
             answer = {"url": _deep_link(context, error.args_["token"])}
+        elif error.code == "press.outdated":
+            _retire_if_stray(context, query, press)
+    except StorageRefused:
+        # The outage is logged once, where it is noticed; the person hears it in words.
+        move = isinstance(press, callbacks.ActPress)
+        answer = {"text": t("error.storage.move" if move else "error.storage.refused")}
     finally:
         await _answer(query, answer)
 
 
+def _retire_if_stray(
+    context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, press: callbacks.Press
+) -> None:
+    """A press refused as outdated, on a message whose own buttons (as Telegram reports the
+    message, not as the data says) are that very game's: a copy that is not the live one —
+    a send whose answer was lost, an old panel. It goes, so that nobody presses it again."""
+    game_id = getattr(press, "game_id", None)
+    message = query.message if isinstance(query.message, Message) else None
+    if not isinstance(game_id, int) or message is None or message.reply_markup is None:
+        return
+    for row in message.reply_markup.inline_keyboard:
+        for button in row:
+            try:
+                shown = callbacks.parse(button.callback_data)
+            except callbacks.BadCallback:
+                continue
+            if getattr(shown, "game_id", None) == game_id:
+                cardroom(context).publisher.retire_stray(
+                    game_id, message.chat.id, message.message_id
+                )
+                return
+
+
 async def _reachable(context: ContextTypes.DEFAULT_TYPE, user: User, t: Translator) -> bool:
-    """Whether the bot can message ``user`` — found out by greeting him in his DM."""
+    """Whether the bot can message ``user`` — found out by greeting him in his DM. Telegram
+    says no with 403 (or "chat not found"); a greeting lost on the network may well have
+    reached him, so it counts as a yes (his hand's delivery finds out for sure)."""
     try:
         await context.bot.send_message(user.id, t("lobby.dm_hello"), parse_mode=ParseMode.HTML)
     except Forbidden:
         return False
-    except TelegramError as error:
-        logger.warning("Could not greet user %s: %s", user.id, error)
+    except BadRequest as error:
+        logger.info("Could not greet user %s: %s", user.id, error)
         return False
+    except TelegramError as error:
+        logger.warning(
+            "Greeting user %s got no answer (%s); taking it as delivered", user.id, error
+        )
     return True
 
 
@@ -567,7 +603,15 @@ async def handle_member_left(update: Update, context: ContextTypes.DEFAULT_TYPE)
 
 
 async def handle_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """Log an unexpected error with its traceback: any of these is a bug."""
+    """Log an unexpected error with its traceback: any of these is a bug. A write the
+    database refused is no bug: the person who asked hears it in words (the outage itself is
+    logged once, where it was noticed)."""
+    if isinstance(context.error, StorageRefused) and isinstance(update, Update):
+        message = update.effective_message
+        if message is not None and update.callback_query is None:
+            t = await speaker(context, update)
+            await reply(context, message, "storage", t("error.storage.refused"))
+        return
     logger.error("Unhandled error while processing an update", exc_info=context.error)
 
 

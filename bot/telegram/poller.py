@@ -15,11 +15,14 @@ from typing import Any
 
 from bot.services.lobby import LobbyService
 from bot.services.play import PlayService
+from bot.services.types import StorageRefused
 from bot.telegram.delivery import Publisher
 
 logger = logging.getLogger(__name__)
 
 POLL_SECONDS = 0.5
+#: The longest pause between two passes while the database refuses to write.
+MAX_PAUSE = 15.0
 
 
 class DeadlinePoller:
@@ -61,13 +64,19 @@ class DeadlinePoller:
         await task
 
     async def _loop(self) -> None:
+        pause = self.interval
         while not self._stopping.is_set():
             try:
                 await self.run_once()
+                pause = self.interval
+            except StorageRefused:
+                # The database refuses to write (logged once, as an outage): ask less often
+                # until it writes again; the deadlines wait in their rows meanwhile.
+                pause = min(MAX_PAUSE, pause * 2)
             except Exception:
                 logger.exception("Deadline pass failed; the next one retries")
             with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._stopping.wait(), self.interval)
+                await asyncio.wait_for(self._stopping.wait(), pause)
 
 
 async def poll_deadlines(context: Any) -> None:

@@ -41,3 +41,33 @@ async def test_removing_the_bot_cancels_the_groups_games(harness: Harness) -> No
     await h.settle()
     dm = [m.text for m in api.bot_messages(anna)]
     assert any("was cancelled" in text for text in dm), dm
+
+
+async def test_a_lobby_opened_in_the_new_supergroup_first_gives_way_to_the_moved_game(
+    harness: Harness,
+) -> None:
+    """The group became a supergroup, and someone opened a lobby there before the bot heard
+    of it: the game being played moves on, the new lobby is closed, and its table says why."""
+    h, api = harness, harness.api
+    anna, boris, clara = api.add_user("Anna"), api.add_user("Boris"), api.add_user("Clara")
+    group = api.add_group("Card club", supergroup=False, admins=[anna], members=[boris, clara])
+    await say(h, anna, group, "/new rank")
+    await press(h, boris, h.table(group), "✋ Join")
+    await press(h, anna, h.table(group), "▶️ Start")
+    supergroup = api.migrate_group(group)
+    await say(h, clara, supergroup, "/new rank")  # the bot has not heard of the move yet
+    newcomer = h.table(supergroup)
+    assert "a new game" in newcomer.text
+
+    # The next move's table edit meets the old chat's end, and the bot moves the game.
+    mover = anna if [d for _, d in h.panel_buttons(anna) if d.startswith("A:")] else boris
+    move = next(label for label, d in h.panel_buttons(mover) if d.startswith("A:"))
+    await press(h, mover, h.panel(mover), move)
+    await api.wait_until(lambda: "closed" in (newcomer.text or ""), timeout=10)
+    await h.settle()
+    assert "The group became a supergroup, where another game was open" in newcomer.text
+    table = h.table(supergroup)
+    assert table.message_id != newcomer.message_id and "Round" in table.text
+    room = h.app.bot_data["cardroom"]  # type: ignore[union-attr]
+    playing = await room.play.snapshot_in_topic(supergroup.id, 0)
+    assert playing is not None and playing.status == "playing"

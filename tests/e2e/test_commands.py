@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import logging
+
+import pytest
+
 from tests.e2e.harness import Harness
 from tests.e2e.test_rank_game import press
 from tests.fakes import FakeChat, FakeUser
@@ -79,3 +83,23 @@ async def test_a_flood_wait_is_retried_and_never_surfaces(harness: Harness) -> N
     await press(h, boris, h.table(group), "✋ Join")
     await api.wait_until(lambda: "2. Boris" in h.table(group).text, timeout=10)
     assert api.stats.errors[("editMessageText", 429)] == 1
+
+
+async def test_a_reply_telegram_refuses_is_one_warning_line(
+    harness: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The bot was muted in the group (or removed a moment ago): the reply is refused, and
+    the log says so in one line — the chat and the reason — not as a bug."""
+    h, api = harness, harness.api
+    anna = api.add_user("Anna")
+    group = api.add_group("Card club", admins=[anna])
+    refusal = "Bad Request: not enough rights to send text messages to the chat"
+    api.fail_next("sendMessage", 400, refusal, chat_id=group)
+    await api.send_text(anna, group, "/help")
+    await api.wait_until(lambda: api.stats.errors[("sendMessage", 400)] == 1)
+    await h.settle()
+    lines = [r for r in caplog.records if r.levelno >= logging.WARNING]
+    assert len(lines) == 1 and lines[0].levelno == logging.WARNING
+    said = lines[0].getMessage()
+    assert str(group.id) in said and "not enough rights" in said.lower()
+    assert lines[0].exc_info is None

@@ -234,3 +234,37 @@ async def test_a_send_that_went_through_before_a_timeout_leaves_one_stale_copy(
         await h.settle()
         assert refused.text is not None and "out of date" in refused.text.lower()
         assert (await snapshot_of(h, lobby.game_id)).version == snapshot.version
+        await api.wait_until(lambda: orphan.deleted)  # pressed once, the copy goes
+
+
+async def test_a_lobby_whose_send_timed_out_after_telegram_took_it_keeps_one_live_copy(
+    harness: Harness, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The copy Telegram took but whose answer was lost is not the lobby: pressing it says
+    so and removes it; the creator is seated all the same, and the live copy works."""
+    h, api = harness, harness.api
+    anna, boris = api.add_user("Anna", started=False), api.add_user("Boris")
+    group = api.add_group("Card club", admins=[anna], members=[boris])
+    api.start_bot(anna)  # she opened the bot's chat, but the bot has no record of it yet
+    api.network_error_next("sendMessage", timeout=True, processed=True)  # her greeting
+    await api.send_text(anna, group, "/new rank")
+    await api.wait_until(lambda: bool(api.bot_messages(group)))
+    await h.settle()
+    lobby = h.table(group)
+    assert "1. Anna" in lobby.text, "the creator is seated whatever became of her greeting"
+
+    await api.send_text(anna, group, "/cancel")
+    await api.wait_until(lambda: "was cancelled" in lobby.text)
+    await h.settle()
+    api.network_error_next("sendMessage", timeout=True, processed=True)  # the next lobby
+    await api.send_text(anna, group, "/new rank")
+    await api.wait_until(lambda: len(retries(caplog)) >= 1, timeout=10)
+    await h.settle()
+    copies = [m for m in api.bot_messages(group) if "a new game" in (m.text or "")]
+    assert len(copies) == 2, "Telegram took the first send; the bot, not knowing, sent again"
+    stray, live = copies
+    answer = await press(h, boris, stray, "✋ Join")
+    assert answer.text == "This message is out of date — use the newest one."
+    await api.wait_until(lambda: stray.deleted)
+    await press(h, boris, live, "✋ Join")
+    assert "2. Boris" in live.text
