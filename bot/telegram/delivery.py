@@ -49,7 +49,7 @@ from bot.i18n import Translator, translator
 from bot.services.types import GameSnapshot, StorageRefused
 from bot.telegram.budget import CallBudget, Limits, Priority, Ticket
 from bot.telegram.limits import calling
-from bot.telegram.render import Content, Keyboard, panel_content, table_content
+from bot.telegram.render import Content, Keyboard, panel_content, solo_content, table_content
 
 logger = logging.getLogger(__name__)
 
@@ -176,7 +176,22 @@ class Publisher:
     # -- publishing ---------------------------------------------------------------------
 
     def publish(self, snapshot: GameSnapshot) -> None:
-        """Bring the table and the players' panels of this game up to date (soon)."""
+        """Bring the table and the players' panels of this game up to date (soon).
+
+        A game in its player's private chat keeps one message there, the table and his hand
+        together, in his language (:func:`~bot.telegram.render.solo_content`).
+        """
+        owner = snapshot.seat_of(snapshot.chat_id) if snapshot.chat_kind == "private" else None
+        if owner is not None and not snapshot.is_lobby:
+            self._publish_panel(
+                snapshot,
+                owner.seat,
+                owner.user_id or snapshot.chat_id,
+                owner.dm_message_id,
+                translator(owner.language),
+                solo=True,
+            )
+            return
         group_t = translator(snapshot.chat_language)
         table = self._slot(
             (snapshot.game_id, -1),
@@ -206,9 +221,13 @@ class Publisher:
         user_id: int,
         message_id: int | None,
         t: Translator,
+        *,
+        solo: bool = False,
     ) -> None:
+        draw = solo_content if solo else panel_content
+
         def render(now: float, screen: str | None) -> Content:
-            return panel_content(t, snapshot, seat, now, screen)
+            return draw(t, snapshot, seat, now, screen)
 
         panel = self._slot((snapshot.game_id, seat), user_id, None, True, message_id)
         if not snapshot.seats[seat].autopilot:

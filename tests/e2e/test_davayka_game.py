@@ -126,10 +126,12 @@ def presses(h: Harness, user: FakeUser) -> list[Press]:
 
 
 def table(h: Harness, chat: FakeChat | FakeUser) -> FakeMessage:
+    """The group's table — or, in a private game, its one message (table and hand)."""
+    solo = isinstance(chat, FakeUser)
     return next(
         m
         for m in reversed(h.api.bot_messages(chat))
-        if "Davay-ka!" in m.text and m is not panel(h, chat)
+        if "Davay-ka!" in m.text and (solo or m is not panel(h, chat))
     )
 
 

@@ -173,3 +173,20 @@ async def test_language_buttons_work_for_an_admin_or_the_lobby_creator(harness: 
     chosen = await press(h, anna, picker, "English")
     assert chosen.text == "I speak English here."
     await api.wait_until(lambda: "Rank — a new game" in h.table(group).text)
+
+
+async def test_a_private_game_speaks_its_players_language_in_one_message(
+    harness: Harness,
+) -> None:
+    """Against the computer in his private chat, a Russian player reads Russian throughout —
+    the table and his hand, in one message."""
+    h, api = harness, harness.api
+    anna = api.add_user("Аня", language_code="ru")
+    await api.send_text(anna, None, "/new rank")
+    await api.wait_until(lambda: any(m.text.startswith("🎴") for m in api.bot_messages(anna)))
+    await h.settle()
+    games = [m for m in api.bot_messages(anna) if m.text.startswith("🎴")]
+    assert len(games) == 1, "one message: the table and the hand together"
+    text = games[0].text
+    assert "Ранг" in text and "Круг 1" in text and "Компьютер" in text
+    assert "Твои карты" in text and "Rank" not in text and "Round" not in text

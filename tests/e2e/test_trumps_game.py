@@ -6,7 +6,7 @@ import re
 
 from bot.games.cards import Card, parse_card
 from tests.e2e.harness import Harness
-from tests.fakes import FakeCallback, FakeChat, FakeMessage, FakeUser, render_chat
+from tests.fakes import FakeCallback, FakeChat, FakeMessage, FakeUser
 
 #: What only a panel says: its footer (the table says "To move:" and "🏁 Game over").
 PANEL_MARKS = ("Your move", "Not your turn", "you finished")
@@ -22,11 +22,14 @@ async def press(h: Harness, user: FakeUser, message: FakeMessage, button: str) -
 
 
 def table(h: Harness, chat: FakeChat | FakeUser) -> FakeMessage:
-    """The newest table (lobby, game or its end) in a group, or in a private game's chat."""
+    """The newest table (lobby, game or its end) in a group — or, in a private game's chat,
+    its one message: the table and the hand together."""
+    solo = isinstance(chat, FakeUser)
     return next(
         m
         for m in reversed(h.api.bot_messages(chat))
-        if m.text.startswith(("🎴", "🚫")) and not any(mark in m.text for mark in PANEL_MARKS)
+        if m.text.startswith(("🎴", "🚫"))
+        and (solo or not any(mark in m.text for mark in PANEL_MARKS))
     )
 
 
@@ -264,14 +267,14 @@ async def test_one_person_game_in_the_private_chat(harness: Harness) -> None:
     )
     await h.settle()
     first = table(h, anna)
-    # Table and panel share the chat: the table stays short, the panel is where you act.
-    assert "🤖 Computer 1" in first.text and "Pile" not in first.text
+    # One message: the table and her hand together, where she acts.
+    assert "🤖 Computer 1" in first.text and "Anna — " in first.text
     while not action_buttons(h, anna):
         await h.tick(1.5)
     mine = panel(h, anna)
-    assert mine is not None and mine.message_id > first.message_id
+    assert mine is first, "the table and the hand are one message"
     presses = await play_to_the_end(h, anna, [anna])
     assert presses > 3
-    final_checks(h, anna, [anna])
-    chat = render_chat(api, anna)
-    assert chat.count("To move:") <= 1 and chat.count("Your hand") <= 1
+    final = table(h, anna).text
+    assert "🥇" in final and "🔄 Rematch" in str(h.api.buttons(table(h, anna)))
+    assert [m for m in api.bot_messages(anna) if m.text.startswith("🎴")] == [first]

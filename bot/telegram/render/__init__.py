@@ -67,6 +67,7 @@ __all__ = [
     "has_renderer",
     "panel_content",
     "rows",
+    "solo_content",
     "table_content",
 ]
 
@@ -152,6 +153,40 @@ def panel_content(
     if snapshot.status == "cancelled":
         return Content(t("panel.cancelled", game=title))
     header = t("panel.title", game=title, number=snapshot.game_id)
+    lines, keyboard, footer, still_footer = _panel_parts(t, snapshot, seat, now, screen)
+
+    def page(end: list[str]) -> str:
+        return "\n".join([header, "", *lines, "", *end]).strip()
+
+    return Content(page(footer), keyboard, None if still_footer is None else page(still_footer))
+
+
+def solo_content(
+    t: Translator, snapshot: GameSnapshot, seat: int, now: float, screen: str | None = None
+) -> Content:
+    """A game in its player's private chat (against the computer): the table and his hand in
+    one message, in his language — one message to edit, and one to read."""
+    table = table_content(t, snapshot, now)
+    if snapshot.status != "playing":
+        if snapshot.status == "finished" and snapshot.outcome is not None:
+            place = snapshot.outcome.places[seat]
+            over = t("panel.over", place=place, players=len(snapshot.seats))
+            text = f"{table.text}\n\n{over}"
+            return Content(text, table.keyboard, f"{table.still_text}\n\n{over}")
+        return table
+    lines, keyboard, footer, still_footer = _panel_parts(t, snapshot, seat, now, screen)
+
+    def page(top: str, end: list[str]) -> str:
+        return "\n".join([top, "", *lines, "", *end]).strip()
+
+    still = page(table.still_text, footer if still_footer is None else still_footer)
+    return Content(page(table.text, footer), keyboard, still)
+
+
+def _panel_parts(
+    t: Translator, snapshot: GameSnapshot, seat: int, now: float, screen: str | None
+) -> tuple[list[str], Keyboard, list[str], list[str] | None]:
+    """A panel's lines and buttons, and its footer (also as of no time, where it shows time)."""
     renderer = _renderer(snapshot.game_key)
     lines, keyboard = renderer.panel(t, snapshot, seat, screen)
     footer: list[str] = []
@@ -175,11 +210,7 @@ def panel_content(
         # Not who is to move, which changes with every move: this panel is edited when his
         # own cards change or his turn comes, not on each move of the others.
         footer = [t("panel.wait")]
-
-    def page(end: list[str]) -> str:
-        return "\n".join([header, "", *lines, "", *end]).strip()
-
-    return Content(page(footer), keyboard, None if still_footer is None else page(still_footer))
+    return lines, keyboard, footer, still_footer
 
 
 @cache
