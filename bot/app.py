@@ -21,6 +21,7 @@ from bot.services.games import GameStore
 from bot.services.languages import LanguageService
 from bot.services.lobby import LobbyService
 from bot.services.locks import GameLocks
+from bot.services.people import PeopleService
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
 from bot.services.types import ServiceError
@@ -118,7 +119,8 @@ def build_application(
     builder = ApplicationBuilder().token(settings.require_token()).concurrent_updates(True)
     # One budget for every call into a chat: the publisher's and the handlers' replies.
     budget = CallBudget(limits, by_priority=prioritised)
-    builder = builder.rate_limiter(BudgetRateLimiter(budget))
+    limiter = BudgetRateLimiter(budget)
+    builder = builder.rate_limiter(limiter)
     if settings.telegram_api_base_url:
         builder = builder.base_url(settings.telegram_api_base_url).base_file_url(
             file_url_for(settings.telegram_api_base_url)
@@ -171,6 +173,7 @@ def build_application(
         stats=StatsService(db),
         publisher=publisher,
         languages=LanguageService(db, rights),
+        people=PeopleService(db),
         poller=DeadlinePoller(play, lobby, publisher, poll_seconds),
         rights=rights,
     )
@@ -179,6 +182,7 @@ def build_application(
     publisher.on_unreachable = room.seat_unreachable
     publisher.on_shown = play.mark_shown
     publisher.on_late = play.extend_window
+    limiter.on_sent = publisher.seen
     if not db.is_sqlite:
         # Several processes may share the database: draw the newest state of a game, not
         # only the newest this process has seen.

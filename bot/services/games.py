@@ -11,7 +11,7 @@ import logging
 import sqlite3
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from random import Random
 from typing import Any, Protocol
 
@@ -107,8 +107,15 @@ class GameAtHand:
         """Seats a computer plays now: computer players and persons on autopilot."""
         return {info.seat for info in self.infos if info.played_by_computer}
 
-    def snapshot(self, *, state: Any = None, events: tuple[Event, ...] = ()) -> GameSnapshot:
-        return build_snapshot(self.row, self.infos, self.chat, state=state, events=events)
+    def snapshot(
+        self,
+        *,
+        state: Any = None,
+        events: tuple[Event, ...] = (),
+        ratings: Mapping[int, tuple[int, int]] | None = None,
+    ) -> GameSnapshot:
+        snapshot = build_snapshot(self.row, self.infos, self.chat, state=state, events=events)
+        return replace(snapshot, ratings=ratings) if ratings else snapshot
 
 
 @dataclass(slots=True)
@@ -272,6 +279,7 @@ class GameStore:
         at the end below every seat that stayed (:func:`~bot.games.engine.counted_outcome`).
         """
         row, rules = game.row, game.rules
+        ratings: dict[int, tuple[int, int]] = {}
         values, outcome = self.columns(
             row, rules, state, events, game.computer_seats(), now, status=status, outcome=outcome
         )
@@ -303,7 +311,7 @@ class GameStore:
                         chat_id=row.chat_id,
                     )
                 )
-            await record_game(
+            ratings = await record_game(
                 game.session,
                 game_id=row.id,
                 chat_id=row.chat_id,
@@ -313,4 +321,4 @@ class GameStore:
                 abandoned=abandoned_seats(infos),
             )
         games.mirror(row, version=new_version, **values)
-        return game.snapshot(state=state, events=events)
+        return game.snapshot(state=state, events=events, ratings=ratings)

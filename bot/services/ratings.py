@@ -139,13 +139,17 @@ async def record_game(
     players: Sequence[int | None],
     places: Sequence[int],
     abandoned: Collection[int] = (),
-) -> None:
+) -> dict[int, tuple[int, int]]:
     """Rate a finished game on its chat's board and the global one, in ``session``.
 
     ``players[i]`` is the user in seat ``i`` (``None``: a computer), ``places[i]`` his place
     as it counts; ``abandoned`` are the seats whose players left before the end (each a
-    loss, and none of them rises).
+    loss, and none of them rises). Returns each person's seat's displayed rating before and
+    after on the board people see for this game: the chat's in a group, the global one in a
+    private chat (where the chat is the player's own).
     """
+    shown_board = GLOBAL_BOARD if chat_id > 0 else chat_id
+    shown: dict[int, tuple[int, int]] = {}
     ids = [COMPUTER_PLAYER if player is None else player for player in players]
     results = seat_results(places, abandoned)
     leavers = {ids[seat] for seat in abandoned if players[seat] is not None}
@@ -160,6 +164,8 @@ async def record_game(
                 after[player] = before[player]
         for seat, (player, result) in enumerate(zip(ids, results, strict=True)):
             _tally(rows[player], result)
+            if board == shown_board and players[seat] is not None:
+                shown[seat] = (before[player].display, after[player].display)
             changes.add(
                 RatingChangeRow(
                     game_id=game_id,
@@ -177,6 +183,7 @@ async def record_game(
         for player, skill in after.items():
             row = rows[player]
             row.mu, row.sigma, row.updated_at = skill.mu, skill.sigma, now
+    return shown
 
 
 def _tally(row: RatingRow, result: SeatResult) -> None:

@@ -76,6 +76,8 @@ class UserColumns(Protocol):
     def language(self) -> str | None: ...
     @property
     def language_code(self) -> str | None: ...
+    @property
+    def pings(self) -> bool: ...
 
 
 def autopilot_after(options: Mapping[str, Any]) -> int:
@@ -100,6 +102,7 @@ def seat_infos(
                 row.dm_message_id,
                 row.timeouts,
                 autopilot=row.user_id is not None and row.timeouts >= limit,
+                pings=bool(user.pings) if user is not None else False,
             )
         )
     return tuple(infos)

@@ -70,6 +70,8 @@ class SeatInfo:
     timeouts: int
     #: A person's seat that a computer plays for now (he timed out or cannot be messaged).
     autopilot: bool = False
+    #: Whether his panel is sent anew (it notifies) when his move has waited for him.
+    pings: bool = True
 
     @property
     def is_computer(self) -> bool:
@@ -111,6 +113,9 @@ class GameSnapshot:
     outcome: Outcome | None = None
     #: Events of the change that produced this snapshot (private ones included).
     events: tuple[Event, ...] = ()
+    #: The step that finished the game: each person's seat's displayed rating before and
+    #: after it (the chat's board in a group, the global one in a private chat).
+    ratings: Mapping[int, tuple[int, int]] = field(default_factory=dict)
 
     @property
     def is_lobby(self) -> bool:

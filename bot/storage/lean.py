@@ -136,6 +136,7 @@ class SeatRecord:
 class UserRecord:
     language: str | None
     language_code: str | None
+    pings: bool
 
 
 @dataclass(slots=True)

@@ -23,6 +23,7 @@ from sqlalchemy import (
     UniqueConstraint,
     false,
     text,
+    true,
 )
 from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column
 
@@ -60,6 +61,8 @@ class UserRow(Base):
     language: Mapped[str | None] = mapped_column(String(8))
     # True once the user has opened a private chat with the bot: only then can it DM him.
     started: Mapped[bool] = mapped_column(Boolean, default=False, server_default=false())
+    # Whether his panel is sent anew (which notifies) when his move has waited for him.
+    pings: Mapped[bool] = mapped_column(Boolean, default=True, server_default=true())
     created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 

@@ -72,7 +72,7 @@ from bot.telegram.charts import ChartLine, ChartRequest, draw_rating_chart
 # Re-exported: the handlers' Cardroom holds the one pool ``/stats`` draws with.
 from bot.telegram.charts import ChartPool as ChartPool
 from bot.telegram.render import has_renderer, table_content
-from bot.telegram.render.common import NAME_LIMIT, PLACE_MEDALS, esc, game_name
+from bot.telegram.render.common import NAME_LIMIT, PLACE_MEDALS, esc, game_name, signed
 from bot.telegram.render.content import Button, Content, Keyboard, rows
 from bot.telegram.replies import ReplyGate, Verdict, send_reply
 
@@ -183,13 +183,6 @@ def short_name(name: str) -> str:
     if len(name) > NAME_LIMIT:
         name = name[: NAME_LIMIT - 1] + "…"
     return esc(name)
-
-
-def signed(change: int) -> str:
-    """``+56``, ``−12``, ``±0``."""
-    if change > 0:
-        return f"+{change}"
-    return f"−{-change}" if change < 0 else "±0"
 
 
 def render_board(t: Translator, board: Board) -> Content:

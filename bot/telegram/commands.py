@@ -16,7 +16,7 @@ from bot.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, translator
 
 logger = logging.getLogger(__name__)
 
-PRIVATE_COMMANDS = ("new", "rules", "stats", "top", "history", "language", "help")
+PRIVATE_COMMANDS = ("new", "rules", "stats", "top", "history", "language", "pings", "help")
 GROUP_COMMANDS = ("new", "cancel", "rules", "top", "stats", "history", "language", "help")
 
 

@@ -49,7 +49,14 @@ from bot.i18n import Translator, translator
 from bot.services.types import GameSnapshot, StorageRefused
 from bot.telegram.budget import CallBudget, Limits, Priority, Ticket
 from bot.telegram.limits import calling
-from bot.telegram.render import Content, Keyboard, panel_content, solo_content, table_content
+from bot.telegram.render import (
+    Content,
+    Keyboard,
+    panel_content,
+    result_content,
+    solo_content,
+    table_content,
+)
 
 logger = logging.getLogger(__name__)
 
@@ -62,6 +69,17 @@ PRIVATE_INTERVAL = 0.0
 #: A panel that reached its player this much later than the change that gave him the move
 #: extends his window by the wait.
 LATE_AFTER = 1.0
+#: A player whose move has waited this long for him — no press of his since it came — gets
+#: his panel anew, which notifies him (an edit notifies nobody), unless he turned pings off.
+#: A player thinking at his phone is not pinged: most moves take less than this.
+PING_AFTER = 15.0
+#: ... and never later than this share of his window, nor sooner than ``PING_AT_LEAST``.
+PING_SHARE, PING_AT_LEAST = 1 / 3, 3.0
+#: A group's table with this many messages after it has scrolled out of sight: its next
+#: change brings it back — sent anew, the old one deleted (two calls of the group's budget)...
+BURIED_AFTER = 5
+#: ... at most once in this many seconds, whatever the chat writes.
+RETURN_EVERY = 60.0
 RETRY_DELAYS = (1.0, 3.0, 10.0)
 #: Seconds between two reports of the games whose messages are all up to date.
 SHOWN_EVERY = 1.0
@@ -131,6 +149,10 @@ class Slot:
     turn_since: float | None = None
     #: The message's id could not be recorded yet (the database refused to write).
     unremembered: bool = False
+    #: When the player's present move came to him (loop time); ``None``: not his move.
+    turn_started: float | None = None
+    #: The ping that sends the panel anew if the move waits too long for him.
+    ping: asyncio.TimerHandle | None = None
 
 
 class Publisher:
@@ -149,6 +171,12 @@ class Publisher:
     ) -> None:
         self.bot = bot
         self.budget = budget or CallBudget()
+        #: How long a move waits for its player before his panel comes anew (``PING_AFTER``).
+        self.ping_after = PING_AFTER
+        #: When each person last pressed a button (loop time).
+        self._pressed: dict[int, float] = {}
+        #: The newest message seen in each group (and forum topic): (chat, topic) → id.
+        self._latest: dict[tuple[int, int], int] = {}
         self._remember_table = remember_table
         self._remember_panel = remember_panel
         self.group_interval = group_interval
@@ -172,6 +200,9 @@ class Publisher:
         self._shown: dict[int, int] = {}
         self._reporting: asyncio.Task[None] | None = None
         self._strays: set[asyncio.Task[None]] = set()
+        self._closed = False
+        #: When each game's table was last brought back into sight (loop time).
+        self._returned: dict[int, float] = {}
 
     # -- publishing ---------------------------------------------------------------------
 
@@ -201,6 +232,9 @@ class Publisher:
             snapshot.table_message_id,
         )
         table.render = lambda now, _screen: table_content(group_t, snapshot, now)
+        if self._ending(table, snapshot):
+            # An edit notifies nobody: the end of the game is also said in a new message.
+            self._announce(snapshot)
         self._touch(table, snapshot)
         if snapshot.is_lobby:
             return
@@ -235,17 +269,115 @@ class Publisher:
             panel.unreachable = False
         panel.screen = None
         panel.render = render
+        if self._ending(panel, snapshot) and panel.message_id is not None:
+            panel.renew = True  # his result, and his rating's change, notify him
         turn = seat in snapshot.legal and not snapshot.seats[seat].autopilot
+        loop = asyncio.get_running_loop()
         if turn and panel.turn_since is None:
             # He has had the move since now (or since an earlier change still on its way).
-            panel.turn_since = asyncio.get_running_loop().time()
+            panel.turn_since = loop.time()
         elif not turn:
             panel.turn_since = None
+        if not turn:
+            panel.turn_started = None
+            self._unping(panel)
+        elif panel.turn_started is None:
+            panel.turn_started = started = loop.time()
+            if snapshot.seats[seat].pings and not self._closed:
+                panel.ping = loop.call_later(
+                    self._ping_delay(snapshot), self._ping, panel, user_id, started
+                )
         priority = Priority.TURN if turn else Priority.PANEL
         if priority != panel.ticket.priority:
             panel.ticket.priority = priority
             self.budget.reorder()
         self._touch(panel, snapshot)
+
+    def _ping_delay(self, snapshot: GameSnapshot) -> float:
+        """How long a new move waits for its player before his panel comes anew."""
+        if snapshot.deadline_at is None:
+            return self.ping_after
+        window = snapshot.deadline_at - self.wall_clock()
+        return max(min(self.ping_after, window * PING_SHARE), min(PING_AT_LEAST, self.ping_after))
+
+    def seen(self, chat_id: int, thread_id: int | None, message_id: int) -> None:
+        """A message appeared in a group (a command, a reply, anything the bot hears of)."""
+        key = (chat_id, thread_id or 0)
+        if message_id > self._latest.get(key, 0):
+            self._latest[key] = message_id
+        if len(self._latest) > 10_000:
+            self._latest.clear()  # a rough memory: what is forgotten is seen again soon
+
+    def _buried(self, slot: Slot) -> bool:
+        """Whether a group's table has scrolled out of sight under later messages."""
+        if slot.private or slot.seat is not None or slot.message_id is None:
+            return False
+        latest = self._latest.get((slot.chat_id, slot.thread_id or 0), 0)
+        if latest - slot.message_id < BURIED_AFTER:
+            return False
+        now = asyncio.get_running_loop().time()
+        return now - self._returned.get(slot.game_id, float("-inf")) >= RETURN_EVERY
+
+    def pressed(self, user_id: int) -> None:
+        """The person pressed a button: he is at his phone (no ping for a while)."""
+        self._pressed[user_id] = asyncio.get_running_loop().time()
+        if len(self._pressed) > 10_000:
+            oldest = sorted(self._pressed.values())[len(self._pressed) // 2]
+            self._pressed = {u: at for u, at in self._pressed.items() if at >= oldest}
+
+    @staticmethod
+    def _unping(panel: Slot) -> None:
+        if panel.ping is not None:
+            panel.ping.cancel()
+            panel.ping = None
+
+    def _ping(self, panel: Slot, user_id: int, started: float) -> None:
+        """His move has waited for him since ``started``: if he has not pressed anything
+        since, his panel comes anew — it notifies — and the old one goes."""
+        panel.ping = None
+        if (
+            self._closed
+            or panel.turn_started != started
+            or panel.final
+            or panel.unreachable
+            or panel.message_id is None
+            or self._slots.get((panel.game_id, panel.seat or 0)) is not panel
+            or self._pressed.get(user_id, float("-inf")) >= started
+        ):
+            return
+        panel.renew = True
+        self._schedule(panel, urgent=True)
+
+    @staticmethod
+    def _ending(slot: Slot, snapshot: GameSnapshot) -> bool:
+        """Whether this snapshot is the end of the game the slot has been showing (in this
+        process: a finished game published again, or after a restart, is not announced)."""
+        return snapshot.status == "finished" and not slot.final and slot.version > 0
+
+    def _announce(self, snapshot: GameSnapshot) -> None:
+        """Send the game's result — places, scores, ratings — as a message of its own in the
+        group (once per game): it notifies, as the table's last edit does not."""
+        if snapshot.outcome is None:
+            return
+        task = asyncio.create_task(self._send_result(snapshot))
+        self._strays.add(task)
+        task.add_done_callback(self._strays.discard)
+
+    async def _send_result(self, snapshot: GameSnapshot) -> None:
+        content = result_content(translator(snapshot.chat_language), snapshot)
+        data: dict[str, Any] = {
+            "chat_id": snapshot.chat_id,
+            "text": content.text,
+            "parse_mode": "HTML",
+            "link_preview_options": _NO_PREVIEW,
+        }
+        if snapshot.topic_id:
+            data["message_thread_id"] = snapshot.topic_id
+        try:
+            with calling(Priority.TABLE):
+                await self.bot._post("sendMessage", data)
+        except TelegramError as error:
+            logger.warning("Result of game %s not sent: %s", snapshot.game_id, error)
 
     def renew_panel(self, snapshot: GameSnapshot, seat: int) -> None:
         """Send a player's panel as a new message — he can be messaged again (he unblocked
@@ -383,6 +515,9 @@ class Publisher:
                 slot.turn_since = None  # the message shows it already
                 self.budget.put_back(slot.chat_id)
                 continue
+            if self._buried(slot) and not slot.final:
+                slot.renew = True  # back into sight: sent anew, the old one deleted
+                self._returned[slot.game_id] = loop.time()
             self._free_at[slot.chat_id] = loop.time() + interval
             try:
                 await self._deliver(slot, content)
@@ -424,8 +559,10 @@ class Publisher:
             except TelegramError as error:
                 logger.warning("Delivery to chat %s refused: %s", slot.chat_id, error)
                 slot.behind = True
-        # Delivered: the snapshot is let go (a screen switch asks for it again).
-        slot.render = None
+        # Delivered: the snapshot is let go (a screen switch asks for it again) — unless a
+        # ping may yet send it anew.
+        if slot.turn_started is None:
+            slot.render = None
         self._settled(slot)
         if slot.final:
             self._forget(slot)
@@ -459,6 +596,7 @@ class Publisher:
             slot.dirty = False  # this very flush draws it
 
     def _forget(self, slot: Slot) -> None:
+        self._unping(slot)
         for key, value in list(self._slots.items()):
             if value is slot:
                 del self._slots[key]
@@ -467,6 +605,7 @@ class Publisher:
             siblings.remove(slot)
         if not siblings:
             self._games.pop(slot.game_id, None)
+            self._returned.pop(slot.game_id, None)
 
     # -- what the chats show ------------------------------------------------------------
 
@@ -596,6 +735,9 @@ class Publisher:
     async def close(self) -> None:
         """Stop every delivery: all are cancelled at once, then awaited; what was fully
         shown by then is reported."""
+        self._closed = True
+        for slot in self._slots.values():
+            self._unping(slot)
         tasks = [s.task for s in self._slots.values() if s.task and not s.task.done()]
         if self._reporting is not None and not self._reporting.done():
             tasks.append(self._reporting)

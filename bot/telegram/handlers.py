@@ -39,6 +39,7 @@ from bot.i18n import SUPPORTED_LANGUAGES, Translator, pick_language, translator
 from bot.services.authority import Origin, is_person
 from bot.services.languages import LanguageService
 from bot.services.lobby import LobbyService
+from bot.services.people import PeopleService
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
 from bot.services.types import Actor, ChatRef, ServiceError, StorageRefused
@@ -67,6 +68,7 @@ class Cardroom:
     stats: StatsService
     publisher: Publisher
     languages: LanguageService
+    people: PeopleService
     poller: DeadlinePoller
     rights: TelegramRights
     throttle: PressThrottle = field(default_factory=PressThrottle)
@@ -302,6 +304,21 @@ async def handle_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     await reply(context, message, f"cancelled:{snapshot.game_id}", done)
 
 
+async def handle_pings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/pings``: turn the pings of one's turns off, or on again."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    t = await personal(context, user)
+    try:
+        on = await cardroom(context).people.toggle_pings(actor_of(user, message))
+    except ServiceError as error:
+        await reply(context, message, f"refused:{error.code}", refusal_text(t, error))
+        return
+    key = "pings.on" if on else "pings.off"
+    await reply(context, message, key, t(key))
+
+
 async def handle_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/language``: the languages the bot speaks."""
     message = update.effective_message
@@ -341,6 +358,7 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         return
     t = await personal(context, query.from_user)
     answer: dict[str, Any] = {}
+    cardroom(context).publisher.pressed(query.from_user.id)
     if not cardroom(context).throttle.allow(query.from_user.id):
         await _answer(query, {"text": t("error.too_fast")})
         return
@@ -615,8 +633,23 @@ async def handle_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> No
     logger.error("Unhandled error while processing an update", exc_info=context.error)
 
 
+async def handle_any_group_message(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Any message in a group the bot hears of: how far its tables have scrolled up."""
+    message = update.effective_message
+    if message is not None and message.chat.type != ChatType.PRIVATE:
+        thread = message.message_thread_id if message.is_topic_message else None
+        cardroom(context).publisher.seen(message.chat.id, thread, message.message_id)
+
+
+#: Handlers in this group see every update first, and let it go on to the others.
+OBSERVERS = -2
+
+
 def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     """Attach every handler to the application."""
+    application.add_handler(
+        MessageHandler(filters.ChatType.GROUPS, handle_any_group_message), OBSERVERS
+    )
     boards.register(application)
     private = filters.ChatType.PRIVATE
     application.add_handler(CommandHandler("start", handle_start, filters=private))
@@ -625,6 +658,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     application.add_handler(CommandHandler("new", handle_new))
     application.add_handler(CommandHandler("cancel", handle_cancel))
     application.add_handler(CommandHandler("language", handle_language))
+    application.add_handler(CommandHandler("pings", handle_pings))
     application.add_handler(CallbackQueryHandler(handle_button))
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, handle_migration))
     application.add_handler(

@@ -74,6 +74,10 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
 
     def __init__(self, budget: CallBudget) -> None:
         self.budget = budget
+        #: Told of each message the bot sent into a group: (chat, topic, message id) — what
+        #: was there before is further up (the composition root sets the publisher's
+        #: :meth:`~bot.telegram.delivery.Publisher.seen`).
+        self.on_sent: Callable[[int, int | None, int], None] | None = None
         #: Chats whose pause was logged (one line per pause, not per refused call).
         self._told: dict[int, float] = {}
 
@@ -96,6 +100,8 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
         answer: bool | dict[str, Any] | list[dict[str, Any]]
         if lands_in_chat(endpoint) and isinstance(chat_id, int):
             answer = await self._in_chat(callback, args, kwargs, chat_id)
+            if self.on_sent is not None and chat_id < 0 and isinstance(answer, dict):
+                self._sent(self.on_sent, chat_id, answer)
         else:
             answer = await self._lookup(callback, args, kwargs, endpoint)
         return answer
@@ -132,6 +138,15 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
                     raise
                 logger.info("%s: Telegram asks to wait %.0f s; waiting", endpoint, wait)
                 await asyncio.sleep(wait)
+
+    @staticmethod
+    def _sent(
+        on_sent: Callable[[int, int | None, int], None], chat: int, answer: dict[str, Any]
+    ) -> None:
+        message_id = answer.get("message_id")
+        if isinstance(message_id, int) and "chat" in answer:  # a message, not True
+            topic = answer.get("message_thread_id") if answer.get("is_topic_message") else None
+            on_sent(chat, topic, message_id)
 
     def _refused(self, chat: int, refused: RetryAfter) -> None:
         wait = _seconds(refused)

@@ -105,6 +105,8 @@ def places_shown(h: Harness, group: FakeChat) -> dict[str, int]:
     for line in text.splitlines():
         medal, _, name = line.partition(" ")
         if medal in MEDALS:
+            # "Boris 💤 — 12 points · rating 927 (−73)": the name comes first.
+            name = name.split(" · ")[0].split(" — ")[0]
             shown[name.replace(" 💤", "")] = MEDALS[medal]
     return shown
 

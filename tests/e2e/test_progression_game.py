@@ -28,7 +28,9 @@ RANK_BY_LABEL = {label: rank for rank, label in RANK_LABELS.items()}
 SHEET_TITLE = re.compile(r"^📋 Deal (\d+) is over — score sheet$", re.M)
 SHEET_PLAYER = re.compile(r"^(?P<name>.+) · deal (?P<score>[+-]?\d+) → (?P<total>-?\d+) pts$")
 STACK = re.compile(r"^ +(?P<suit>[♠♥♦♣]) (?P<ranks>[0-9AKQJ ]+) → (?P<score>[+-]?\d+)$")
-RESULT = re.compile(r"^(?:🥇|🥈|🥉) (?P<name>.+) — (?P<total>-?\d+) points$", re.M)
+RESULT = re.compile(
+    r"^(?:🥇|🥈|🥉) (?P<name>.+?) — (?P<total>-?\d+) points(?: · rating \d+ \(\S+\))?$", re.M
+)
 
 #: How long a person needs for one press, at the very fastest (bot time).
 HUMAN_PRESS_SECONDS = 0.3

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from tests.e2e.harness import Harness
-from tests.fakes import FakeCallback, FakeChat, FakeUser, render_chat
+from tests.fakes import FakeCallback, FakeChat, FakeMessage, FakeUser, render_chat
 
 
 async def press(h: Harness, user: FakeUser, message: object, button: str) -> FakeCallback:
@@ -169,15 +169,22 @@ async def test_new_in_a_private_chat_deals_a_game_against_the_computer(harness: 
     await api.send_text(anna, None, "/new rank")
     await api.wait_until(lambda: h.panel(anna) is not None)
     await h.settle()
-    table = next(m for m in api.bot_messages(anna) if "Round 1" in m.text)
-    assert "🤖 Computer 1" in table.text
+
+    def game() -> FakeMessage:
+        """The game's one message in her chat (the table and her hand together)."""
+        return next(m for m in reversed(api.bot_messages(anna)) if m.text.startswith("🎴"))
+
+    assert "Round 1" in game().text and "🤖 Computer 1" in game().text
     for _ in range(500):
-        if "Game over" in table.text:
+        if "Game over" in game().text:
             break
         buttons = h.panel_buttons(anna)
         if buttons:
             await press(h, anna, h.panel(anna), buttons[0][0])
         else:
             await h.tick(1.5)
-    assert "Game over" in table.text
-    assert "🔄 Rematch" in [b for row in api.buttons(table) for b, _ in row]
+    final = game()
+    assert "Game over" in final.text and "rating" in final.text
+    assert "🔄 Rematch" in [b for row in api.buttons(final) for b, _ in row]
+    live = [m for m in api.bot_messages(anna) if m.text.startswith("🎴") and not m.deleted]
+    assert live == [final], "its end came as a new message (it notifies), the old one gone"

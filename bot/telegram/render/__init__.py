@@ -24,6 +24,7 @@ from bot.telegram.render.common import (
     esc,
     game_name,
     lobby_option_keys,
+    rating_change,
     recent_lines,
     rematch_keyboard,
     render_lobby,
@@ -66,6 +67,7 @@ __all__ = [
     "Keyboard",
     "has_renderer",
     "panel_content",
+    "result_content",
     "rows",
     "solo_content",
     "table_content",
@@ -120,6 +122,13 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     text = "\n".join([*head, *body, *tail, *turn])
     timeless = "\n".join([*head, *still_body, *tail, *still_turn])
     return Content(text, keyboard, timeless)
+
+
+def result_content(t: Translator, snapshot: GameSnapshot) -> Content:
+    """A finished game's result as a message of its own: places, scores and ratings."""
+    title = esc(game_name(t, snapshot.game_key))
+    lines = [t("result.title", game=title, number=snapshot.game_id), *render_results(t, snapshot)]
+    return Content("\n".join([*lines, *_left_line(t, snapshot)]))
 
 
 def _left_line(t: Translator, snapshot: GameSnapshot) -> list[str]:
@@ -194,6 +203,9 @@ def _panel_parts(
     if snapshot.status == "finished" and snapshot.outcome is not None:
         place = snapshot.outcome.places[seat]
         footer = [t("panel.over", place=place, players=len(snapshot.seats))]
+        rating = rating_change(t, snapshot, seat)
+        if rating:
+            footer.append(rating[0].upper() + rating[1:])
         if seat in abandoned_seats(snapshot.seats):
             footer.append(t("panel.left"))
         keyboard = ()

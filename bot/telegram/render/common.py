@@ -172,6 +172,22 @@ def lobby_option_keys(
     return [TURN_SECONDS, AUTOPILOT_AFTER, *game_options]
 
 
+def signed(change: int) -> str:
+    """``+56``, ``−12``, ``±0``."""
+    if change > 0:
+        return f"+{change}"
+    return f"−{-change}" if change < 0 else "±0"
+
+
+def rating_change(t: Translator, snapshot: GameSnapshot, seat: int) -> str:
+    """ "rating 1038 (+38)" for a person's seat of a game that just finished; else nothing."""
+    moved = snapshot.ratings.get(seat)
+    if moved is None:
+        return ""
+    before, after = moved
+    return t("results.rating", rating=after, change=signed(after - before))
+
+
 def place_line(t: Translator, snapshot: GameSnapshot, seat: SeatInfo, place: int) -> str:
     medal = PLACE_MEDALS.get(place, f"{place}.")
     return f"{medal} {seat_name(t, snapshot, seat.seat)}"
@@ -190,6 +206,9 @@ def render_results(t: Translator, snapshot: GameSnapshot) -> list[str]:
             score = _number(outcome.scores[seat.seat])
             key = f"results.score.{snapshot.game_key}"
             line += " — " + t(key if t.has(key) else "results.score", score=score)
+        rating = rating_change(t, snapshot, seat.seat)
+        if rating:
+            line += " · " + rating
         lines.append(line)
     return lines
 
