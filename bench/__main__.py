@@ -20,10 +20,10 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench import actions, calls, engines, flood, memory, resume
+from bench import actions, calls, engines, flood, memory, quick_play, resume
 from bench.report import Figure, markdown, summary_line, table
 
-MEASUREMENTS = ("engines", "actions", "calls", "resume", "memory", "flood")
+MEASUREMENTS = ("engines", "actions", "calls", "resume", "memory", "flood", "davayka")
 
 
 class _Problems(logging.Handler):
@@ -87,6 +87,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "resume": lambda: resume.measure(folder / "resume", quick),
             "memory": lambda: memory.measure(folder / "memory", quick),
             "flood": lambda: flood.measure(folder / "flood", quick),
+            "davayka": lambda: quick_play.measure(folder / "davayka", quick),
         }
         for name in chosen:
             step_started = time.perf_counter()

@@ -12,6 +12,8 @@ Formats (``<game>`` and ``<version>`` are decimal numbers):
 - ``R:<game>``                      rematch of a finished game
 - ``H:<key>``                       show the rules of a game
 - ``G:<code>``                      set the chat's language (used by /language)
+- ``-``                             a place on a keyboard with nothing to press: it keeps the
+                                    other buttons where they are (Davay-ka!'s panel)
 """
 
 from __future__ import annotations
@@ -35,6 +37,7 @@ _PATTERNS: Final = {
     "R": re.compile(rf"R:{NUMBER}"),
     "H": re.compile(rf"H:{_TOKEN}"),
     "G": re.compile(r"G:([a-z]{2})"),
+    "-": re.compile(r"-"),
 }
 
 LOBBY_OPS: Final = ("join", "leave", "bot", "unbot", "start", "cancel", "back")
@@ -105,7 +108,24 @@ class LanguagePress:
         return f"G:{self.language}"
 
 
-Press = NewGame | LobbyPress | ActPress | ScreenPress | RematchPress | RulesPress | LanguagePress
+@dataclass(frozen=True, slots=True)
+class IdlePress:
+    """A place with nothing to press."""
+
+    def encode(self) -> str:
+        return "-"
+
+
+Press = (
+    NewGame
+    | LobbyPress
+    | ActPress
+    | ScreenPress
+    | RematchPress
+    | RulesPress
+    | LanguagePress
+    | IdlePress
+)
 
 
 class BadCallback(ValueError):
@@ -142,5 +162,7 @@ def parse(data: object) -> Press:
             return RematchPress(parse_number(groups[0]))
         case "H":
             return RulesPress(groups[0])
+        case "-":
+            return IdlePress()
         case _:
             return LanguagePress(groups[0])

@@ -46,7 +46,7 @@ from bot.services.types import Actor, ChatRef, ServiceError, StorageRefused
 from bot.telegram import boards, callbacks
 from bot.telegram.delivery import Publisher
 from bot.telegram.poller import DeadlinePoller
-from bot.telegram.render import has_renderer
+from bot.telegram.render import has_renderer, press_answer, press_refusal
 from bot.telegram.render.common import esc, game_name
 from bot.telegram.replies import ReplyGate, Verdict, send_reply
 from bot.telegram.rights import TelegramRights
@@ -359,8 +359,18 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     t = await personal(context, query.from_user)
     answer: dict[str, Any] = {}
     cardroom(context).publisher.pressed(query.from_user.id)
-    if not cardroom(context).throttle.allow(query.from_user.id):
+    throttle = cardroom(context).throttle
+    if not throttle.allow(query.from_user.id):
         await _answer(query, {"text": t("error.too_fast")})
+        return
+    shown = query.message
+    if throttle.repeated(
+        query.from_user.id,
+        shown.chat.id if shown is not None else 0,
+        shown.message_id if shown is not None else 0,
+        str(query.data),
+    ):
+        await _answer(query, {})  # the same tap twice: the first one's answer says it all
         return
     try:
         press = callbacks.parse(query.data)
@@ -454,8 +464,20 @@ async def _dispatch(
     message = query.message if isinstance(query.message, Message) else None
     match press:
         case callbacks.ActPress(game_id, version, code):
-            snapshot = await room.play.act(game_id, user.id, version, code, origin_of(query))
+            try:
+                snapshot = await room.play.act(game_id, user.id, version, code, origin_of(query))
+            except ServiceError as error:
+                if error.code.startswith("play."):
+                    raise
+                # The rules refused it: the game may say more (what the table shows now).
+                said = press_refusal(t, await room.play.snapshot(game_id), user.id, error.code)
+                if said is None:
+                    raise
+                return {"text": said}
             room.publisher.publish(snapshot)
+            said = press_answer(t, snapshot, user.id)
+            return {} if said is None else {"text": said}
+        case callbacks.IdlePress():
             return {}
         case callbacks.ScreenPress(game_id, version, screen):
             current, seat = await room.play.open_screen(

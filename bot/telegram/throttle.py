@@ -1,4 +1,5 @@
-"""Per-user press limits: one user hammering buttons does not slow anybody else down."""
+"""Per-user press limits: one user hammering buttons does not slow anybody else down, and a
+finger's double tap is one press."""
 
 from __future__ import annotations
 
@@ -13,16 +14,41 @@ class _Bucket:
     at: float
 
 
+#: The same button pressed again by the same person this soon is the same tap twice (a
+#: double tap, or a tap the client repeated): nobody reads an answer and aims again as fast.
+DOUBLE_TAP_SECONDS = 0.35
+
+
 class PressThrottle:
-    """A token bucket per user: ``burst`` presses at once, then ``rate`` per second."""
+    """A token bucket per user: ``burst`` presses at once, then ``rate`` per second; and the
+    same button again within ``double_tap`` seconds counts once."""
 
     def __init__(
-        self, burst: int = 8, rate: float = 4.0, clock: Callable[[], float] = time.monotonic
+        self,
+        burst: int = 8,
+        rate: float = 4.0,
+        clock: Callable[[], float] = time.monotonic,
+        double_tap: float = DOUBLE_TAP_SECONDS,
     ) -> None:
         self.burst = burst
         self.rate = rate
         self.clock = clock
+        self.double_tap = double_tap
         self._buckets: dict[int, _Bucket] = {}
+        #: Each person's last press: (chat, message, data) and when.
+        self._last: dict[int, tuple[tuple[int, int, str], float]] = {}
+
+    def repeated(self, user_id: int, chat_id: int, message_id: int, data: str) -> bool:
+        """Whether this press is the person's previous one again, within ``double_tap``
+        seconds (it is then to be answered and dropped: in Davay-ka! a second tap on a
+        pile would play the card beneath, which the player has not seen)."""
+        now = self.clock()
+        key = (chat_id, message_id, data)
+        last = self._last.get(user_id)
+        self._last[user_id] = (key, now)
+        if len(self._last) > 10_000:
+            self._last = {u: p for u, p in self._last.items() if now - p[1] < self.double_tap}
+        return last is not None and last[0] == key and now - last[1] < self.double_tap
 
     def allow(self, user_id: int) -> bool:
         """Take one press from the user's bucket; False when it is empty."""

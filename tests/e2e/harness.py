@@ -64,7 +64,7 @@ class Harness:
         # Scripted players press and ask far faster than people: the per-user limits (and the
         # merging of repeated replies) are tested on their own.
         room = app.bot_data["cardroom"]
-        room.throttle = PressThrottle(burst=10_000, rate=10_000.0)
+        room.throttle = PressThrottle(burst=10_000, rate=10_000.0, double_tap=0.0)
         if not self.limit_replies:
             room.replies = ReplyGate(window=0.0)
         await app.initialize()

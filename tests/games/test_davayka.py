@@ -18,6 +18,7 @@ from bot.games.davayka import (
     DavaykaState,
     Flip,
     Move,
+    Play,
     Ready,
     fits,
     lay_out,
@@ -57,9 +58,9 @@ def apply(state: DavaykaState, seat: int, action: Any, now: float = 1.0) -> Step
     return DAVAYKA.apply(state, seat, action, Random(0), now)
 
 
-def refused(state: DavaykaState, seat: int, action: Any) -> str:
+def refused(state: DavaykaState, seat: int, action: Any, now: float = 1.0) -> str:
     with pytest.raises(IllegalAction) as info:
-        apply(state, seat, action)
+        apply(state, seat, action, now)
     return info.value.code
 
 
@@ -214,8 +215,8 @@ def play_state(**kwargs: Any) -> DavaykaState:
 def test_both_players_may_move_at_once() -> None:
     state = play_state()
     assert DAVAYKA.acting_seats(state) == (0, 1)
-    assert DAVAYKA.legal_actions(state, 0) == [Move(0, c("9h"), 0), Move(1, c("Kc"), 1)]
-    assert DAVAYKA.legal_actions(state, 1) == [Move(0, c("7d"), 0), Move(2, c("2s"), 1)]
+    assert DAVAYKA.legal_actions(state, 0) == [Play(0, 0, 1), Play(1, 1, 1)]
+    assert DAVAYKA.legal_actions(state, 1) == [Play(0, 0, 1), Play(2, 1, 1)]
     # Either order works: the second press is judged on the state it meets.
     after = apply(state, 1, Move(2, c("2s"), 1)).state
     after = apply(after, 0, Move(0, c("9h"), 0)).state
@@ -240,22 +241,14 @@ def test_wraps_work_on_either_centre_pile() -> None:
         stocks=[cs("7h"), cs("7d")],
         centres=[cs("Ad"), cs("Kd 2s")],
     )
-    assert DAVAYKA.legal_actions(state, 0) == [
-        Move(0, c("Kc"), 0),
-        Move(1, c("2d"), 0),
-        Move(2, c("Ah"), 1),
-    ]
+    assert DAVAYKA.legal_actions(state, 0) == [Play(0, 0, 1), Play(1, 0, 1), Play(2, 1, 1)]
     # A king fitting both piles is offered twice: the player picks the centre.
     state = make_state(
         rows=[row("Kc", "2d", "Ah", "7s"), row("9c")],
         stocks=[cs("7h"), cs("7d")],
         centres=[cs("Qs"), cs("As")],
     )
-    assert DAVAYKA.legal_actions(state, 0) == [
-        Move(0, c("Kc"), 0),
-        Move(0, c("Kc"), 1),
-        Move(1, c("2d"), 1),
-    ]
+    assert DAVAYKA.legal_actions(state, 0) == [Play(0, 0, 1), Play(0, 1, 1), Play(1, 1, 1)]
     state = apply(state, 0, Move(1, c("2d"), 1)).state
     state = apply(state, 0, Move(0, c("Kc"), 0)).state
     state = apply(state, 0, Move(2, c("Ah"), 0)).state  # the ace onto the king
@@ -468,8 +461,9 @@ def test_one_centre_pile_both_play_on_it_and_only_the_stock_holder_flips() -> No
         centres=[cs("8s")],
     )
     assert state.centre_owners == (1,)
-    assert DAVAYKA.legal_actions(state, 0) == [Move(0, c("9h"), 0)]
+    assert DAVAYKA.legal_actions(state, 0) == [Play(0, 0, 1)]
     assert refused(state, 0, Move(1, c("Kc"), 1)) == "davayka.too_late"
+    assert refused(state, 0, Play(1, 1, 1)) == "davayka.too_late"  # K♣ fits nowhere
     state = apply(state, 0, Move(0, c("9h"), 0)).state
     state = apply(state, 1, Move(0, c("Td"), 0), 2.0).state
     assert state.centres == (cs("8s 9h Td"),) and state.phase == "stall"
@@ -632,7 +626,11 @@ def test_idle_autopilot_plays_leftmost_fitting_pile_onto_first_fitting_centre() 
     # Only seat 0 was idle; an autopilot move is no press: his forfeit clock keeps running.
     # His idle window reopens; seat 1's opens as the Q♦ gives his J♣ a move.
     assert step.state.phase == "play" and step.state.idle_since == (10.0, 10.0)
-    assert step.state.last_press == (0.0, 3.0)
+    # Seat 1 had nothing to press from his move at 3 s until the Q♦ at 10 s: his clock
+    # stood still meanwhile, so it counts as if he had pressed at 10 s.
+    assert step.state.last_press == (0.0, 10.0)
+    # Seat 0 has nothing to press now (2♣, 5♣, 9♥ against 7♦ and Q♦): his clock stands still.
+    assert step.state.paused == (10.0, None)
 
 
 def test_idle_autopilot_plays_for_each_idle_player_in_seat_order() -> None:
@@ -654,7 +652,7 @@ def test_the_idle_window_opens_when_a_player_gets_a_move() -> None:
     state = idle_state(rows=[row("5c", "2c Qd"), row("Jc")], centres=[cs("8s"), cs("Kh")])
     assert DAVAYKA.legal_actions(state, 1) == []
     state = apply(state, 0, Move(1, c("Qd"), 1), 8.0).state
-    assert DAVAYKA.legal_actions(state, 1) == [Move(0, c("Jc"), 1)]
+    assert DAVAYKA.legal_actions(state, 1) == [Play(0, 1, 1)]
     assert state.idle_since == (8.0, 8.0)
     assert DAVAYKA.next_deadline(state) == 18.0
 
@@ -681,15 +679,24 @@ def test_any_accepted_press_resets_the_forfeit_clock() -> None:
     assert refused(state, 0, Flip()) == "davayka.already_pressed"
 
 
-def test_both_forfeiting_at_once_is_a_draw_and_late_pollers_resolve_in_order() -> None:
+def test_both_forfeiting_at_once_is_a_draw() -> None:
+    # A stall window nobody presses in, both clocks started at 0 s (and the window is long
+    # past: the flip is not what is due first).
+    state = stall_state(last_press=(0.0, 0.0), opened=200.0)
+    step = DAVAYKA.on_deadline(state, Random(0), 120.0)
+    assert step.state.phase == "over" and step.state.winner is None
+    assert step.state.end_reason == "forfeit"
+    assert codes(step.events)[-1] == "davayka.game_drawn"
+
+
+def test_late_pollers_resolve_in_order() -> None:
     start = DAVAYKA.new_game(2, {}, Random(9), 0.0)
-    # Nobody presses anything: countdown, flips, autopilot moves … then both forfeit at 120 s.
+    # Nobody presses anything: countdown, flips, autopilot moves … then a forfeit.
     before = DAVAYKA.on_deadline(start, Random(4), 119.99).state
     assert before.phase != "over"
     late = DAVAYKA.on_deadline(start, Random(4), 500.0)
-    assert late.state.phase == "over" and late.state.winner is None
-    assert late.state.end_reason == "forfeit"
-    assert codes(late.events)[-1] == "davayka.game_drawn"
+    assert late.state.phase == "over" and late.state.end_reason == "forfeit"
+    assert "davayka.forfeited" in codes(late.events)
     assert "davayka.played" in codes(late.events) and "davayka.go" in codes(late.events)
     # A punctual poller (every 0.25 s) reaches exactly the same state and events.
     state, rng, now = start, Random(4), 0.0
@@ -724,7 +731,7 @@ def test_computer_presses_ready_and_flip_and_prefers_uncovering_moves() -> None:
         centres=[cs("8s"), cs("Kh")],
     )
     for seed in range(10):
-        assert DAVAYKA.choose(state, 0, Random(seed)) == Move(1, c("7h"), 0)
+        assert DAVAYKA.choose(state, 0, Random(seed)) == Play(1, 0, 1)
     with pytest.raises(IllegalAction):
         DAVAYKA.choose(state, 1, Random(0))
 
@@ -883,3 +890,123 @@ def test_two_thousand_random_playouts_end_conserve_cards_and_leak_nothing() -> N
     assert {"davayka.reshuffled", "davayka.forfeited", "davayka.timeout"} <= events
     assert "davayka.too_late" in errors
     assert max(lengths) < MAX_STEPS
+
+
+# --- a press names a pile (issue #19) ----------------------------------------------------------
+
+
+def test_a_pile_press_plays_its_top_card_wherever_it_fits_when_it_arrives() -> None:
+    # Seat 0 saw 9♥ fit the left 8♠; seat 1 was faster: the left is now 7♦. Still "my pile
+    # 1" — the 9♥ — and it fits nowhere now: too late, nothing changes.
+    state = play_state()
+    faster = apply(state, 1, Play(0, 0, 1), 1.0).state
+    assert refused(faster, 0, Play(0, 0, 1)) == "davayka.too_late"
+    # The K♣ was shown fitting the right A♥; when the right has become a 2♠ it is too late,
+    # but with a Q on the left it goes there instead: the press means the pile, not a pair.
+    state = play_state(centres=[cs("Qd"), cs("Ah")])
+    moved = apply(state, 1, Play(2, 1, 1), 1.0).state  # the 2♠ onto the A♥
+    step = apply(moved, 0, Play(1, 1, 1), 2.0)
+    played = [e for e in step.events if e.code == "davayka.played"]
+    assert [(e.args["card"], e.args["centre"]) for e in played] == [(c("Kc"), 0)]
+
+
+def test_a_pile_pressed_again_plays_the_card_uncovered_since() -> None:
+    # Pile 1 holds 3♣ 4♣ 9♥ (9♥ on top); the centres 8♠ and 5♥ take the 9♥ and then the 4♣.
+    state = play_state(centres=[cs("8s"), cs("5h")])
+    state = apply(state, 0, Play(0, 0, 1), 1.0).state
+    # The answer said "pile 1 now shows 4♣"; he taps the same place again, the panel not yet
+    # redrawn: the 4♣ is played.
+    step = apply(state, 0, Play(0, 0, 1), 1.7)
+    played = [e for e in step.events if e.code == "davayka.played"]
+    assert [(e.args["card"], e.args["centre"]) for e in played] == [(c("4c"), 1)]
+
+
+def test_a_card_that_fits_both_goes_where_asked_else_left() -> None:
+    both = make_state(
+        rows=[row("Kc", "2d"), row("9c")],
+        stocks=[cs("7h"), cs("7d")],
+        centres=[cs("Qs"), cs("As")],
+    )
+    for asked, onto in ((1, 1), (0, 0), (None, 0)):
+        step = apply(both, 0, Play(0, asked, 1), 1.0)
+        assert step.state.centres[onto][-1] == c("Kc"), asked
+
+
+def test_a_press_from_an_earlier_round_is_too_late_never_illegal() -> None:
+    state = play_state(round_no=3)
+    assert refused(state, 0, Play(0, 0, 2)) == "davayka.too_late"
+    assert refused(state, 0, Play(0, 0, 1)) == "davayka.too_late"
+    with pytest.raises(IllegalAction, match=r"davayka\.illegal"):
+        apply(state, 0, Play(0, 0, 4), 1.0)
+    # During the next round's countdown a pile pressed on the new panel: not yet.
+    ready = play_state(round_no=3, phase="ready", centres=[])
+    assert refused(ready, 0, Play(0, 0, 3)) == "davayka.not_yet"
+    assert refused(ready, 0, Play(0, 0, 2)) == "davayka.too_late"
+
+
+def test_the_issue_reproduction_a_second_tap_arriving_next_round_is_too_late() -> None:
+    """Seat 1's panel offers two moves; he taps both; the first ends the round ("Аут");
+    both press Ready; the second tap arrives in round 2: too late, not illegal."""
+    state = make_state(
+        rows=[row("2c 3c", "5c"), row("Jh")],
+        stocks=[cs("5h 6h 7h 8h 9h Th"), cs("2d 3d 4d 5d 6d 7d 8d 9d")],
+        centres=[cs("Qs"), cs("Ts")],
+    )
+    offered = DAVAYKA.legal_actions(state, 1)
+    assert offered == [Play(0, 0, 1), Play(0, 1, 1)]
+    state = apply(state, 1, offered[0], 1.0).state
+    assert state.phase == "ready" and state.round_no == 2
+    state = apply(state, 0, Ready(), 2.0).state
+    state = apply(state, 1, Ready(), 2.5).state
+    assert state.phase == "play"
+    assert refused(state, 1, offered[1]) == "davayka.too_late"
+
+
+def test_play_codes_round_trip() -> None:
+    for action in (Play(0, 0, 1), Play(3, 1, 30), Play(2, None, 12)):
+        code = DAVAYKA.encode_action(action)
+        assert code.isascii() and code.isalnum() and len(code) <= 5
+        assert DAVAYKA.decode_action(code) == action
+    assert DAVAYKA.encode_action(Play(2, None, 7)) == "p2x7"
+    for garbage in ("p4x1", "p2y1", "p2x0", "p2x01", "p2x100", "p2x", "p", "p21a"):
+        with pytest.raises(IllegalAction):
+            DAVAYKA.decode_action(garbage)
+
+
+# --- the forfeit clock counts only time in which the player could act (issue #19) --------------
+
+
+def test_waiting_for_the_other_player_never_forfeits() -> None:
+    """idle 20 s, forfeit 60 s: seat 1 has no move; seat 0 moves once and walks away. The
+    autopilot plays for seat 0 while it can; seat 0 is the one who forfeits, never seat 1."""
+    state = make_state(
+        rows=[row("2c 3c 4c 9h", "Ts", "Jd"), row("5c", "5d")],
+        stocks=[cs("Ks Kd Kh"), cs("Qs Qd Qh")],
+        centres=[cs("8s"), cs("8h")],
+        idle_seconds=20.0,
+        forfeit_seconds=60.0,
+    )
+    assert DAVAYKA.legal_actions(state, 1) == []
+    state = apply(state, 0, Play(0, 0, 1), 1.0).state
+    seats = DAVAYKA.view(state, None).seats
+    assert seats[1].forfeit_at is None, "seat 1 has nothing to press: his clock stands still"
+    step = DAVAYKA.on_deadline(state, Random(0), 1000.0)
+    assert step.state.phase == "over" and step.state.end_reason == "forfeit"
+    assert step.state.winner == 1, codes(step.events)
+
+
+def test_the_clock_stands_still_after_ready_until_the_round_starts() -> None:
+    start = DAVAYKA.new_game(2, {"countdown": 10}, Random(3), 0.0)
+    state = apply(start, 0, Ready(), 1.0).state
+    assert state.paused == (1.0, None)
+    assert [s.forfeit_at for s in DAVAYKA.view(state, None).seats] == [None, 120.0]
+    state = apply(state, 1, Ready(), 9.0).state  # the round starts at 9 s
+    for seat in (0, 1):
+        if DAVAYKA.legal_actions(state, seat):
+            assert DAVAYKA.view(state, None).seats[seat].forfeit_at == 9.0 + 120.0
+
+
+def test_a_state_saved_before_the_clock_could_stop_loads_running() -> None:
+    data = DAVAYKA.dump(play_state())
+    del data["paused"]
+    assert DAVAYKA.load(data).paused == (None, None)

@@ -8,12 +8,12 @@ from random import Random
 from typing import Any
 
 from bot.games.cards import Card, parse_card
-from bot.games.davayka import DAVAYKA, EVENT_CODES, DavaykaState, LastMove, Move, make_state
+from bot.games.davayka import DAVAYKA, EVENT_CODES, DavaykaState, LastMove, make_state
 from bot.games.engine import Event
 from bot.i18n import translator
 from bot.services.types import GameSnapshot, SeatInfo
 from bot.telegram.callbacks import ActPress, parse
-from bot.telegram.render import panel_content, table_content
+from bot.telegram.render import panel_content, press_answer, table_content
 from bot.telegram.render.common import event_line
 from bot.telegram.render.content import Content
 
@@ -219,54 +219,87 @@ def test_a_computer_seat_is_named_as_one() -> None:
 # -- the panel ------------------------------------------------------------------------------
 
 
-def test_panel_offers_each_fitting_card_once_per_centre_pile_it_fits() -> None:
+def test_panel_has_one_place_per_pile_and_a_choice_under_a_card_that_fits_both() -> None:
     game = snapshot(play_state())
     content = panel_content(T, game, 0, NOW)
-    # The left pile's moves on the first row, the right pile's on the second.
-    assert labels(content) == [["7♥ → 8♣"], ["7♥ → 6♦", "5♥ → 6♦"]]
-    codes = [p.code for p in presses(content)]
-    assert codes == ["m07h0", "m07h1", "m25h1"]
-    assert sorted(codes) == sorted(code for code, _ in game.legal[0])
+    # Pile 1's 7♥ fits both 8♣ and 6♦: ⬅ above, ➡ below. Q♠ fits nothing; 5♥ fits 6♦ (✓);
+    # pile 4 is empty. Every other place of the second row has nothing to press.
+    assert labels(content) == [["7♥ ⬅", "Q♠", "5♥ ✓", "·"], ["7♥ ➡", "·", "·", "·"]]
+    places = [[b.data for b in row] for row in content.keyboard]
+    assert places[0][3] == places[1][1] == "-"
+    pressed = [[parse(data) for data in row if data != "-"] for row in places]
+    codes = [[p.code for p in row if isinstance(p, ActPress)] for row in pressed]
+    # "The top card of my pile N", onto the pile asked for if it still fits there; the
+    # round of the panel, so that a press arriving in the next round is too late.
+    assert codes == [["p001", "p1x1", "p211"], ["p011"]]
+    assert {DAVAYKA.decode_action(c) for row in codes for c in row} >= {
+        action for _code, action in game.legal[0]
+    }
     # Judged on arrival, not by version: the buttons carry none, and stay valid.
-    assert all(p.game_id == 7 and p.version == 0 for p in presses(content))
+    assert all(p.game_id == 7 and p.version == 0 for row in pressed for p in row)  # type: ignore[union-attr]
     assert all(len(b.data.encode()) <= 64 for row in content.keyboard for b in row if b.data)
     text = content.text
     # The other player's row on top, one's own at the bottom.
     assert text.index("<b>Boris</b>") < text.index("🎯 Centre") < text.index("<b>You</b>")
-    assert "👆 Tap a card to play it: one rank up or down, any suit." in text
+    assert "👆 Tap a card: it goes wherever it fits" in text
     assert "Your move" not in text  # no turns in this game
     assert not shown_cards(text) & set(HIDDEN)
 
 
-def test_panel_of_a_player_without_a_move_has_no_buttons() -> None:
+def test_the_keyboard_keeps_its_shape_whatever_happens() -> None:
+    """Two rows of four places in every phase: a tap lands where the player aimed."""
+    shapes = set()
+    states = [
+        play_state(),
+        play_state(rows=[[cs("2s Qs")], [cs("2c 3c 4c 9d")]]),  # no move for Anna
+        play_state(centres=[cs("Jd 8c"), cs("Kd")]),
+        DAVAYKA.new_game(2, {}, Random(4), NOW),
+        play_state(rows=[[cs("2s Kh")], [cs("2c Ks")]], phase="stall"),
+        play_state(rows=[[cs("2s Kh")], [cs("2c Ks")]], phase="stall", pressed=(1, 0)),
+    ]
+    for state in states:
+        keyboard = panel_content(T, snapshot(state), 0, NOW).keyboard
+        shapes.add((len(keyboard), len(keyboard[0])))
+    assert shapes == {(2, 4)}
+    # The centre moving on changes labels, never which pile a place presses.
+    before = panel_content(T, snapshot(play_state()), 0, NOW).keyboard[0]
+    after = panel_content(T, snapshot(play_state(centres=[cs("Kd"), cs("4c")])), 0, NOW)
+    for old, new in zip(before, after.keyboard[0], strict=True):
+        if old.data != "-" and new.data != "-":
+            first, second = parse(old.data), parse(new.data)
+            assert isinstance(first, ActPress) and isinstance(second, ActPress)
+            assert first.code[:2] == second.code[:2]  # "p<pile>"
+
+
+def test_panel_of_a_player_without_a_move_shows_his_cards_to_tap_when_they_fit() -> None:
     state = play_state(rows=[[cs("2s Qs")], [cs("2c 3c 4c 9d")]])
     content = panel_content(T, snapshot(state), 0, NOW)
-    assert content.keyboard == ()
+    assert labels(content) == [["Q♠", "·", "·", "·"], ["·", "·", "·", "·"]]
     assert "None of your cards fits now — keep an eye on the centre." in content.text
     assert "Not your turn" not in content.text
     boris = panel_content(T, snapshot(state), 1, NOW)
-    assert labels(boris) == [["9♦ → 8♣"]]
+    assert labels(boris)[0] == ["9♦ ✓", "·", "·", "·"]
 
 
 def test_ready_and_davayka_buttons_and_what_follows_a_press() -> None:
     state = DAVAYKA.new_game(2, {}, Random(4), NOW)
     ready = panel_content(T, snapshot(state), 0, NOW)
-    assert labels(ready) == [["✅ Ready"]] and [p.code for p in presses(ready)] == ["r"]
+    assert labels(ready)[1] == ["✅ Ready"]
+    assert parse(ready.keyboard[1][0].data) == ActPress(7, 0, "r")
     assert "Press <b>Ready</b>" in ready.text
     state = DAVAYKA.apply(state, 0, DAVAYKA.legal_actions(state, 0)[0], Random(0), NOW).state
     done = panel_content(T, snapshot(state), 0, NOW)
-    assert (
-        done.keyboard == ()
-        and "✅ You are ready. Waiting for Boris or the countdown." in done.text
-    )
+    assert labels(done)[1] == ["⏳ Waiting for Boris"] and done.keyboard[1][0].data == "-"
+    assert "✅ You are ready. Waiting for Boris or the countdown." in done.text
 
     stall = play_state(rows=[[cs("2s Kh")], [cs("2c Ks")]], phase="stall")
     flip = panel_content(T, snapshot(stall), 1, NOW)
-    assert labels(flip) == [["🔔 Давай-ка!"]] and [p.code for p in presses(flip)] == ["f"]
+    assert labels(flip) == [["K♠", "·", "·", "·"], ["🔔 Давай-ка!"]]
+    assert parse(flip.keyboard[1][0].data) == ActPress(7, 0, "f")
     assert "press <b>Давай-ка!</b>" in flip.text and "in 3 s" in flip.text
     pressed = play_state(rows=[[cs("2s Kh")], [cs("2c Ks")]], phase="stall", pressed=(0, 1))
     waiting = panel_content(T, snapshot(pressed), 1, NOW)
-    assert waiting.keyboard == ()
+    assert labels(waiting)[1] == ["⏳ Waiting for Anna"]
     assert "🔔 You called «Давай-ка!» New cards come when Anna does too" in waiting.text
 
 
@@ -317,11 +350,35 @@ def test_finished_panel_has_the_result_and_no_buttons() -> None:
     assert "🏁 Game over — you finished 2 of 2." in content.text
 
 
-def test_a_move_button_still_names_its_card_after_the_centre_changed() -> None:
-    # The engine judges a press by the pile and card it names, not by the version.
+def test_the_answer_to_a_move_says_the_card_where_it_went_and_what_the_pile_shows() -> None:
     state = play_state()
-    code = next(code for code, a in snapshot(state).legal[0] if isinstance(a, Move))
-    assert DAVAYKA.decode_action(code) == Move(0, parse_card("7h"), 0)
+    step = DAVAYKA.apply(state, 0, DAVAYKA.decode_action("p011"), Random(0), NOW)
+    after = replace(snapshot(step.state), events=step.events)
+    assert (
+        press_answer(T, after, 100) == "7♥ → the right pile. Pile 1 now shows 4♠. Centre: 8♣ · 7♥."
+    )
+    assert press_answer(T, after, 101) is None  # not Boris's move
+    step = DAVAYKA.apply(state, 0, DAVAYKA.decode_action("p211"), Random(0), NOW)
+    again = replace(snapshot(step.state), events=step.events)
+    assert (
+        press_answer(T, again, 100) == "5♥ → the right pile. Pile 3 now shows 2♦. Centre: 8♣ · 5♥."
+    )
+    alone = play_state(rows=[[cs("2s 3s 4s 7h"), (), cs("5h"), ()], [cs("2c 3c 4c 9d")]])
+    step = DAVAYKA.apply(alone, 0, DAVAYKA.decode_action("p2x1"), Random(0), NOW)
+    emptied = replace(snapshot(step.state), events=step.events)
+    assert (
+        press_answer(T, emptied, 100)
+        == "5♥ → the right pile. Pile 3 is empty now. Centre: 8♣ · 5♥."
+    )
+    last = play_state(rows=[[(), (), cs("5h"), ()], [cs("2c 3c 4c 9d")]])
+    step = DAVAYKA.apply(last, 0, DAVAYKA.decode_action("p2x1"), Random(0), NOW)
+    out = replace(snapshot(step.state), events=step.events)
+    assert press_answer(T, out, 100) == (
+        "5♥ → the right pile. «Аут!» Your row is empty: the round is yours."
+    )
+    ru = translator("ru")
+    answer = press_answer(ru, after, 100)
+    assert answer is not None and "правую" in answer
 
 
 def test_every_event_reads_as_a_sentence() -> None:

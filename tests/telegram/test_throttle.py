@@ -20,3 +20,18 @@ def test_a_burst_then_the_rate_and_users_do_not_share_a_bucket() -> None:
     assert throttle.allow(2), "another user is not slowed down"
     clock.now += 0.5
     assert throttle.allow(1) and not throttle.allow(1)
+
+
+def test_the_same_button_again_within_a_double_tap_counts_once() -> None:
+    clock = Clock()
+    throttle = PressThrottle(clock=clock)
+    assert not throttle.repeated(1, 10, 5, "A:7:0:p0x1")
+    clock.now += 0.1
+    assert throttle.repeated(1, 10, 5, "A:7:0:p0x1"), "a double tap"
+    assert not throttle.repeated(2, 10, 5, "A:7:0:p0x1"), "someone else's press"
+    clock.now += 0.1
+    assert not throttle.repeated(1, 10, 5, "A:7:0:p1x1"), "another button at once"
+    assert not throttle.repeated(1, 10, 6, "A:7:0:p1x1"), "the same data on another message"
+    clock.now += 1.0
+    assert not throttle.repeated(1, 10, 6, "A:7:0:p1x1"), "again, a second later: meant"
+    assert not PressThrottle(clock=clock, double_tap=0.0).repeated(1, 10, 5, "x")

@@ -17,10 +17,16 @@ Action codes (``encode_action`` / ``decode_action``)
 -----------------------------------------------------
 * ``r`` — Ready (phase "ready", once per round).
 * ``f`` — «Давай-ка!» (phase "stall", once per stall window).
-* ``m<pile><card><centre>`` e.g. ``m2Ts0`` — Move: the top card (here T♠) of row pile 2
-  (0–3, left to right) onto centre pile 0 (0 or 1). ``legal_actions`` lists one Move per
-  (pile, centre) pair that fits, leftmost pile first, centre 0 before 1: one button per row
-  pile, with a choice of centre when the pile appears twice.
+* ``p<pile><centre><round>`` e.g. ``p2x7`` — Play: the top card of my row pile 2 (0–3, left
+  to right), whatever it is when the press arrives (a player's piles change only by his own
+  moves), onto centre pile ``centre`` (0 or 1) if it fits there, else onto the first it fits
+  (left before right); ``x``: no preference. ``round`` is the round of the panel: a press
+  from an earlier round is too late. ``legal_actions`` lists one Play per (pile, centre)
+  pair that fits now, leftmost pile first, centre 0 before 1.
+* ``m<pile><card><centre>`` e.g. ``m2Ts0`` — Move: the top card (here T♠) of row pile 2 onto
+  centre pile 0, only if that card is still there and fits there. Panels no longer send it
+  (it was judged against the panel, so a press on a panel a second behind was too late); it
+  is still understood, and the autopilot's moves are made as Moves.
 
 View (``DavaykaView``, identical for every seat except ``seat``; nothing private exists but
 the order of face-down cards, which no view holds)
@@ -70,7 +76,12 @@ Events (``code`` — seat — args)
 
 Error codes: ``bad_action`` (undecodable), ``davayka.too_late`` (was legal on an earlier
 panel: someone was faster, already played, window closed), ``davayka.illegal`` (never legal),
-``davayka.already_pressed``, ``davayka.game_over``.
+``davayka.already_pressed``, ``davayka.game_over``, ``davayka.not_yet`` (a pile pressed during the
+countdown of its round).
+
+Forfeit clock: only time in which a seat has something to press — a move, or Ready /
+«Давай-ка!» not yet pressed — counts; while he has nothing (waiting for the other player,
+or for the countdown after his Ready) it stands still (``paused``).
 """
 
 from __future__ import annotations
@@ -92,6 +103,7 @@ from bot.games.davayka.state import (
     Flip,
     LastMove,
     Move,
+    Play,
     Ready,
     RowPileView,
     SeatView,
@@ -110,6 +122,7 @@ __all__ = [
     "Flip",
     "LastMove",
     "Move",
+    "Play",
     "Ready",
     "RowPileView",
     "SeatView",

@@ -72,6 +72,7 @@ from bot.games.davayka.state import (
     LastMove,
     Move,
     Pile,
+    Play,
     Ready,
     Row,
     RowPileView,
@@ -157,6 +158,7 @@ ERR_ILLEGAL: Final = "davayka.illegal"
 ERR_TOO_LATE: Final = "davayka.too_late"
 ERR_ALREADY_PRESSED: Final = "davayka.already_pressed"
 ERR_GAME_OVER: Final = "davayka.game_over"
+ERR_NOT_YET: Final = "davayka.not_yet"
 
 ERROR_CODES: Final = (
     ERR_BAD_ACTION,
@@ -164,6 +166,7 @@ ERROR_CODES: Final = (
     ERR_TOO_LATE,
     ERR_ALREADY_PRESSED,
     ERR_GAME_OVER,
+    ERR_NOT_YET,
 )
 
 # Round-end and game-end reasons (args of the round/game events, view.end_reason).
@@ -250,6 +253,39 @@ def _row_fits(row: Row, centres: tuple[Pile, ...]) -> bool:
 
 def _has_move(state: DavaykaState, seat: int) -> bool:
     return _row_fits(state.rows[seat], state.centres)
+
+
+def _may_act(state: DavaykaState, seat: int) -> bool:
+    """Whether the seat has something to press: a move, or Ready / «Давай-ка!» not yet
+    pressed. Only such time counts on his forfeit clock."""
+    if state.phase == PLAY:
+        return _has_move(state, seat)
+    if state.phase in (READY, STALL):
+        return not state.pressed[seat]
+    return False
+
+
+def _reclock(before: DavaykaState, after: DavaykaState, t: float) -> DavaykaState:
+    """Stop a seat's forfeit clock at ``t`` when he is left with nothing to press, and run
+    it on again, moved on by the stop, when he has something again."""
+    paused = list(after.paused)
+    last_press = list(after.last_press)
+    changed = False
+    for s in (0, 1):
+        could, can = _may_act(before, s), _may_act(after, s)
+        stopped = paused[s]
+        if could and not can:
+            paused[s], changed = t, True
+        elif can and stopped is not None:
+            last_press[s] += t - stopped
+            paused[s], changed = None, True
+        elif can and not could:
+            # Stopped before the stop was recorded (a state saved by an older version):
+            # the clock starts afresh.
+            last_press[s], changed = max(last_press[s], t), True
+    if not changed:
+        return after
+    return _replace(after, paused=tuple(paused), last_press=tuple(last_press))
 
 
 def _fewer_row_cards(state: DavaykaState) -> int | None:
@@ -408,12 +444,12 @@ class DavaykaRules:
         return ()
 
     def legal_actions(self, state: DavaykaState, seat: int) -> Sequence[Action]:
-        """Ready / «Давай-ка!» when not yet pressed; in play one Move per fitting (pile,
+        """Ready / «Давай-ка!» when not yet pressed; in play one Play per fitting (pile,
         centre) pair, leftmost pile first, then centre 0 before 1."""
         if seat not in (0, 1):
             return []
         if state.phase == PLAY:
-            return _moves(state, seat)
+            return [Play(m.row_pile, m.centre, state.round_no) for m in _moves(state, seat)]
         if state.phase == READY and not state.pressed[seat]:
             return [READY_ACTION]
         if state.phase == STALL and not state.pressed[seat]:
@@ -431,7 +467,11 @@ class DavaykaRules:
             raise IllegalAction(ERR_GAME_OVER)
         t = float(now)
         events: list[Event] = []
-        if isinstance(action, Move):
+        before = state
+        if isinstance(action, Play):
+            centre = self._judge_play(state, seat, action)
+            state = self._play(state, seat, action.row_pile, centre, t, False, events)
+        elif isinstance(action, Move):
             self._check_move(state, seat, action)
             state = self._play(state, seat, action.row_pile, action.centre, t, False, events)
         elif isinstance(action, Ready):
@@ -462,7 +502,28 @@ class DavaykaRules:
                 state = self._flip(state, rng, t, events)
         else:
             raise IllegalAction(ERR_ILLEGAL)
-        return Step(state, tuple(events))
+        return Step(_reclock(before, state, t), tuple(events))
+
+    def _judge_play(self, state: DavaykaState, seat: int, play: Play) -> int:
+        """The centre pile the top card of the pressed pile goes onto now: the one asked for
+        if it fits there, else the first it fits (left before right). "Too late" when it fits
+        nowhere, when the pile has been emptied, or when the press is from an earlier round;
+        "not yet" during this round's countdown (a pile pressed before Ready). A finger's
+        double tap never reaches the rules (the Telegram layer's ``PressThrottle``)."""
+        if not 0 <= play.row_pile < ROW_PILES or play.round_no > state.round_no:
+            raise IllegalAction(ERR_ILLEGAL)  # no panel has offered it
+        if play.round_no < state.round_no:
+            raise IllegalAction(ERR_TOO_LATE)
+        if state.phase == READY:
+            raise IllegalAction(ERR_NOT_YET)
+        pile = state.rows[seat][play.row_pile]
+        if state.phase != PLAY or not pile:
+            raise IllegalAction(ERR_TOO_LATE)
+        card = pile[-1]
+        fitting = [j for j, on in enumerate(state.centres) if on and fits(card, on[-1])]
+        if not fitting:
+            raise IllegalAction(ERR_TOO_LATE)
+        return play.centre if play.centre in fitting else fitting[0]
 
     def _check_move(self, state: DavaykaState, seat: int, move: Move) -> None:
         """Refuse a move that is not legal now: "too late" if some earlier panel could have
@@ -719,7 +780,9 @@ class DavaykaRules:
                 if _has_move(state, s):
                     result.append((state.idle_since[s] + state.idle_seconds, 1, KIND_IDLE, s))
         for s in (0, 1):
-            result.append((state.last_press[s] + state.forfeit_seconds, 2, KIND_FORFEIT, s))
+            # Only time in which he has something to press counts (see ``_reclock``).
+            if state.paused[s] is None and _may_act(state, s):
+                result.append((state.last_press[s] + state.forfeit_seconds, 2, KIND_FORFEIT, s))
         return result
 
     def next_deadline(self, state: DavaykaState) -> float | None:
@@ -739,7 +802,8 @@ class DavaykaRules:
             if due > now:
                 break
             seats = [p[3] for p in pending if p[0] == due and p[1] == priority]
-            state = self._resolve(state, kind, seats, due, rng, events)
+            before = state
+            state = _reclock(before, self._resolve(state, kind, seats, due, rng, events), due)
         return Step(state, tuple(events))
 
     def _resolve(
@@ -847,18 +911,19 @@ class DavaykaRules:
         """Press Ready / «Давай-ка!» at once; in play prefer a move that uncovers a face-down
         card, then the longer pile, then one after which more of our other top cards fit, then
         at random. Only public information is used (never the face-down cards)."""
-        actions = self.legal_actions(state, seat)
-        if not actions:
+        if state.phase != PLAY:
+            actions = self.legal_actions(state, seat)
+            if not actions:
+                raise IllegalAction(ERR_ILLEGAL)
+            return actions[0]
+        moves = _moves(state, seat)
+        if not moves:
             raise IllegalAction(ERR_ILLEGAL)
-        first = actions[0]
-        if not isinstance(first, Move):
-            return first
         row = state.rows[seat]
         tops: list[Card | None] = [pile[-1] if pile else None for pile in state.centres]
-        best = first
+        best = moves[0]
         best_key: tuple[int, int, int, float] | None = None
-        for action in actions:
-            assert isinstance(action, Move)
+        for action in moves:
             pile = row[action.row_pile]
             after = list(tops)
             after[action.centre] = action.card
@@ -869,7 +934,7 @@ class DavaykaRules:
             key = (int(len(pile) > 1), len(pile), follow, rng.random())
             if best_key is None or key > best_key:
                 best, best_key = action, key
-        return best
+        return Play(best.row_pile, best.centre, state.round_no)
 
     # -- results and codecs ----------------------------------------------------------------
 

@@ -10,6 +10,7 @@ and are safe to share between steps. Piles are tuples with a fixed orientation:
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, Final
@@ -42,6 +43,22 @@ class Move:
 
 
 @dataclass(frozen=True, slots=True)
+class Play:
+    """Play the top card of my row pile ``row_pile`` (0–3), whatever it is when the press
+    arrives: a player's row piles change only by his own moves, so "my pile 2" still means
+    the card he knows is there (his panel, or the answer to his last press, showed it).
+
+    It goes onto centre pile ``centre`` if it fits there, else wherever it fits (the left
+    pile first); ``None``: no preference. ``round_no`` is the round of the panel it was
+    pressed on: a press from an earlier round is too late, whatever the pile holds now.
+    """
+
+    row_pile: int
+    centre: int | None
+    round_no: int
+
+
+@dataclass(frozen=True, slots=True)
 class Ready:
     """The player is ready for the round to start."""
 
@@ -51,7 +68,7 @@ class Flip:
     """The «Давай-ка!» press during a stall window."""
 
 
-Action = Move | Ready | Flip
+Action = Move | Play | Ready | Flip
 READY_ACTION: Final = Ready()
 FLIP_ACTION: Final = Flip()
 
@@ -86,7 +103,8 @@ class DavaykaState:
     opened: float
     #: Per seat: since when he has been idle with a move available (phase "play").
     idle_since: tuple[float, ...]
-    #: Per seat: when he last pressed anything that was accepted (forfeit clock).
+    #: Per seat: the forfeit clock's start — when he last pressed anything that was accepted,
+    #: moved on by every stretch of time in which he had nothing to press.
     last_press: tuple[float, ...]
     #: Per seat: consecutive recycles of his stock with no row card played in between.
     recycles: tuple[int, ...]
@@ -97,6 +115,9 @@ class DavaykaState:
     countdown: float
     idle_seconds: float
     forfeit_seconds: float
+    #: Per seat: since when he has had nothing to press (his forfeit clock stands still);
+    #: ``None`` while he may act (or before the clock was first stopped).
+    paused: tuple[float | None, ...] = (None, None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +169,9 @@ class DavaykaView:
 
 
 def encode_action(action: Action) -> str:
+    if isinstance(action, Play):
+        centre = "x" if action.centre is None else action.centre
+        return f"p{action.row_pile}{centre}{action.round_no}"
     if isinstance(action, Move):
         return f"m{action.row_pile}{action.card.code}{action.centre}"
     if isinstance(action, Ready):
@@ -157,6 +181,8 @@ def encode_action(action: Action) -> str:
 
 _PILE_DIGITS: Final = {"0": 0, "1": 1, "2": 2, "3": 3}
 _CENTRE_DIGITS: Final = {"0": 0, "1": 1}
+#: ``p<pile><centre or x><round>``: the round has no leading zero and at most two digits.
+_PLAY: Final = re.compile(r"p([0-3])([01x])([1-9][0-9]?)")
 
 
 def decode_action(code: str) -> Action:
@@ -166,6 +192,11 @@ def decode_action(code: str) -> Action:
         return READY_ACTION
     if code == "f":
         return FLIP_ACTION
+    play = _PLAY.fullmatch(code)
+    if play is not None:
+        pile, centre, round_no = play.groups()
+        return Play(int(pile), None if centre == "x" else int(centre), int(round_no))
+    # ``m<pile><card><centre>``: a panel drawn before presses named piles only.
     if len(code) == 5 and code[0] == "m":
         pile = _PILE_DIGITS.get(code[1])
         centre = _CENTRE_DIGITS.get(code[4])
@@ -213,6 +244,7 @@ def dump_state(state: DavaykaState) -> dict[str, Any]:
         "countdown": state.countdown,
         "idle_seconds": state.idle_seconds,
         "forfeit_seconds": state.forfeit_seconds,
+        "paused": list(state.paused),
     }
 
 
@@ -241,4 +273,6 @@ def load_state(data: Mapping[str, Any]) -> DavaykaState:
         countdown=float(data["countdown"]),
         idle_seconds=float(data["idle_seconds"]),
         forfeit_seconds=float(data["forfeit_seconds"]),
+        # Saved before the forfeit clock could stand still: running for both.
+        paused=tuple(None if t is None else float(t) for t in data.get("paused", (None, None))),
     )

@@ -67,6 +67,8 @@ __all__ = [
     "Keyboard",
     "has_renderer",
     "panel_content",
+    "press_answer",
+    "press_refusal",
     "result_content",
     "rows",
     "solo_content",
@@ -89,6 +91,28 @@ def has_renderer(game_key: str) -> bool:
     except ModuleNotFoundError:
         return False
     return True
+
+
+def press_answer(t: Translator, snapshot: GameSnapshot, user_id: int) -> str | None:
+    """What the answer to a player's accepted press says, where his game has something to
+    say at once (the renderer's optional ``answer``); ``None``: a silent answer."""
+    answer = getattr(_renderer(snapshot.game_key), "answer", None)
+    seat = snapshot.seat_of(user_id)
+    if answer is None or seat is None:
+        return None
+    text: str | None = answer(t, snapshot, seat.seat)
+    return text
+
+
+def press_refusal(t: Translator, snapshot: GameSnapshot, user_id: int, code: str) -> str | None:
+    """What the answer to a player's refused press says, where his game says more than the
+    refusal's own text (the renderer's optional ``refusal``); ``None``: the refusal's text."""
+    refusal = getattr(_renderer(snapshot.game_key), "refusal", None)
+    seat = snapshot.seat_of(user_id)
+    if refusal is None or seat is None:
+        return None
+    text: str | None = refusal(t, snapshot, seat.seat, code)
+    return text
 
 
 def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:

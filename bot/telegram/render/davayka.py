@@ -5,10 +5,14 @@ each panel show the same layout: both rows of four piles (the face-up top card, 
 face-down card below it), the centre piles, stocks and rounds won. The panel puts the other
 player's row on top and the reader's own row at the bottom, as if sitting across a table.
 
-Buttons are exactly the legal actions: Ready, «Давай-ка!», or one button per fitting (row pile,
-centre pile) pair, labelled with the card and the centre card it goes onto ("7♥ → 8♣"); a card
-that fits both centre piles gets two buttons, one in each centre pile's keyboard row, so every
-move is one press. No sub-screens: in this game a second press would always be too late.
+The keyboard keeps its shape, so that a quick tap lands where the player aimed (issue #19):
+two rows of four places, one column per row pile. The first row is the piles' top cards (✓:
+fits now; "·": an empty pile), each pressing "the top card of my pile N", judged when it
+arrives — it goes wherever it fits then. The second row is the choice of centre pile where the
+rules ask for one, under its pile: a card that fits both reads "7♥ ⬅" above and "7♥ ➡" below;
+other places are "·", with nothing to press. Before a round and during a stall the second row
+is one button, Ready or «Давай-ка!» (or whom the player waits for). The answer to a move says
+what happened — the card, where it went, and what his pile shows now — before the edit comes.
 
 A press is judged on arrival, not against the version its panel showed (the rules are
 ``realtime``), so the buttons carry no version: a panel is edited when what its player sees
@@ -22,11 +26,22 @@ import math
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from bot.games.davayka import CentreView, DavaykaView, Flip, Move, Ready, RowPileView, SeatView
-from bot.games.davayka.rules import STALL_SECONDS
+from bot.games.cards import Card
+from bot.games.davayka import (
+    DAVAYKA,
+    CentreView,
+    DavaykaView,
+    Flip,
+    Play,
+    Ready,
+    RowPileView,
+    SeatView,
+    fits,
+)
+from bot.games.davayka.rules import EV_FLIPPED, EV_OUT, EV_PLAYED, EV_TURNED_UP, STALL_SECONDS
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
-from bot.telegram.callbacks import ActPress
+from bot.telegram.callbacks import ActPress, IdlePress
 from bot.telegram.render.common import card_label, seat_name
 from bot.telegram.render.content import Button, Keyboard
 
@@ -34,8 +49,10 @@ from bot.telegram.render.content import Button, Keyboard
 HIDDEN_MARK = "▪"
 #: Between the four row piles (wide enough to tell them apart on a phone).
 PILE_GAP = "   "
-#: At most this many move buttons side by side (longer labels get cut on a phone).
-BUTTONS_PER_ROW = 3
+#: A place on the keyboard with nothing to press (an empty pile, no choice to make).
+NOTHING = "·"
+#: After a card that fits a centre pile now; before/after the choice of the left/right pile.
+FITS, LEFT, RIGHT = "✓", "⬅", "➡"
 #: Warn that a player is about to lose for pressing nothing when this close to it.
 FORFEIT_WARNING_SECONDS = 30.0
 #: The version in this game's buttons: any, since presses are judged on arrival.
@@ -185,7 +202,50 @@ class DavaykaRenderer:
             lines.append(last)
         legal = snapshot.legal.get(seat, ())
         lines.append(self._prompt(t, snapshot, view, seat, bool(legal)))
-        return lines, self._keyboard(t, snapshot, view, legal)
+        return lines, self._keyboard(t, snapshot, view, seat, legal)
+
+    def answer(self, t: Translator, snapshot: GameSnapshot, seat: int) -> str | None:
+        """The answer to a move of this seat: the card, where it went, and what the pile
+        shows now — the player can go on before his panel is redrawn."""
+        played = next(
+            (
+                e
+                for e in snapshot.events
+                if e.code == EV_PLAYED and e.seat == seat and not e.args.get("auto")
+            ),
+            None,
+        )
+        if played is None:
+            # Ready or «Давай-ка!» that turned new cards up: what they are, before the edit.
+            flipped = any(e.code == EV_FLIPPED for e in snapshot.events)
+            return _centre_now(t, snapshot.public) if flipped else None
+        card, pile, centre = played.args["card"], played.args["pile"], played.args["centre"]
+        assert isinstance(card, Card) and isinstance(pile, int)
+        where = t("davayka.where_centre")
+        if len(snapshot.public.centres) == 2 or snapshot.public.phase != "play":
+            where = t("davayka.where_left" if centre == 0 else "davayka.where_right")
+        args = {"card": card_label(t, card), "where": where, "pile": pile + 1}
+        if any(e.code == EV_OUT and e.seat == seat for e in snapshot.events):
+            return t("davayka.answer_out", **args)
+        uncovered = next(
+            (e for e in snapshot.events if e.code == EV_TURNED_UP and e.seat == seat), None
+        )
+        if uncovered is None:
+            said = t("davayka.answer_played_empty", **args)
+        else:
+            top = uncovered.args["card"]
+            assert isinstance(top, Card)
+            said = t("davayka.answer_played", top=card_label(t, top), **args)
+        return " ".join(filter(None, (said, _centre_now(t, snapshot.public))))
+
+    def refusal(self, t: Translator, snapshot: GameSnapshot, seat: int, code: str) -> str | None:
+        """A move that came too late says what the centre shows now: the player can aim
+        again before his panel is redrawn."""
+        if code != "davayka.too_late":
+            return None
+        return " ".join(
+            filter(None, (t("error.davayka.too_late"), _centre_now(t, snapshot.public)))
+        )
 
     @staticmethod
     def _last_move_line(
@@ -240,34 +300,55 @@ class DavaykaRenderer:
         t: Translator,
         snapshot: GameSnapshot,
         view: DavaykaView,
+        seat: int,
         legal: Sequence[tuple[str, Any]],
     ) -> Keyboard:
-        def press(code: str) -> str:
+        """Two rows of four places, whatever the phase (see the module's docstring)."""
+
+        def press(pile: int, centre: int | None) -> str:
+            code = DAVAYKA.encode_action(Play(pile, centre, view.round))
             return ActPress(snapshot.game_id, ANY_VERSION, code).encode()
 
-        # One keyboard row per centre pile: the left pile's moves on top, the right's below.
-        by_centre: list[list[Button]] = [[] for _ in view.centres]
-        single: list[Button] = []
-        for code, action in legal:
-            if isinstance(action, Move) and action.centre < len(by_centre):
-                onto = view.centres[action.centre].top
-                label = t(
-                    "davayka.button_move",
-                    card=card_label(t, action.card),
-                    onto=card_label(t, onto) if onto is not None else "?",
-                )
-                by_centre[action.centre].append(Button(label, press(code)))
-            elif isinstance(action, Ready):
-                single.append(Button(t("davayka.button_ready"), press(code)))
-            elif isinstance(action, Flip):
-                single.append(Button(t("davayka.button_flip"), press(code)))
-        keyboard: list[tuple[Button, ...]] = []
-        for buttons in by_centre:
-            for i in range(0, len(buttons), BUTTONS_PER_ROW):
-                keyboard.append(tuple(buttons[i : i + BUTTONS_PER_ROW]))
-        if single:
-            keyboard.append(tuple(single))
-        return tuple(keyboard)
+        nothing = Button(NOTHING, IdlePress().encode())
+        tops = [centre.top for centre in view.centres] if view.phase == "play" else []
+        cards: list[Button] = []
+        choices: list[Button] = []
+        for index, pile in enumerate(view.seats[seat].piles):
+            if pile.top is None:
+                cards.append(nothing)
+                choices.append(nothing)
+                continue
+            label = card_label(t, pile.top)
+            where = [j for j, top in enumerate(tops) if top is not None and fits(pile.top, top)]
+            if len(where) == 2:
+                cards.append(Button(f"{label} {LEFT}", press(index, 0)))
+                choices.append(Button(f"{label} {RIGHT}", press(index, 1)))
+                continue
+            shown = f"{label} {FITS}" if where else label
+            cards.append(Button(shown, press(index, where[0] if where else None)))
+            choices.append(nothing)
+        second: tuple[Button, ...] = tuple(choices)
+        if view.phase in ("ready", "stall"):
+            other = seat_name(t, snapshot, 1 - seat)
+            second = (Button(t("davayka.button_waiting", other=other), IdlePress().encode()),)
+            for code, action in legal:
+                if isinstance(action, Ready):
+                    second = (Button(t("davayka.button_ready"), _act(snapshot, code)),)
+                elif isinstance(action, Flip):
+                    second = (Button(t("davayka.button_flip"), _act(snapshot, code)),)
+        return (tuple(cards), second)
+
+
+def _centre_now(t: Translator, view: DavaykaView) -> str | None:
+    """ "Centre: 9♣ · 4♦." — the centre's tops as they are now (plain text, for an answer)."""
+    tops = [card_label(t, c.top) for c in view.centres if c.top is not None]
+    if view.phase not in ("play", "stall") or not tops:
+        return None
+    return t("davayka.answer_centre", tops=" · ".join(tops))
+
+
+def _act(snapshot: GameSnapshot, code: str) -> str:
+    return ActPress(snapshot.game_id, ANY_VERSION, code).encode()
 
 
 RENDERER = DavaykaRenderer()
