@@ -34,8 +34,8 @@ The displayed rating is the conservative estimate on a friendlier scale::
     rating = round(40 * (mu - 3 * sigma) + 1000)
 
 A newcomer (mu 25, sigma 25/3) shows 1000. The estimate rises as the model grows sure of a
-player (sigma shrinks), so a few games are needed before a rating says much — hence boards
-list only players with at least :data:`MIN_GAMES` games.
+player (sigma shrinks), so a few games are needed before a rating says much — hence a player
+with fewer than :data:`MIN_GAMES` games is on the boards from his first, marked provisional.
 """
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ MODEL = PlackettLuce()
 Z = 3.0
 #: Points per unit of the conservative estimate, and where a newcomer starts.
 SCALE, BASE = 40.0, 1000.0
-#: Finished games a player needs to appear on a board.
+#: Finished games before a rating stops being provisional (marked so on the boards).
 MIN_GAMES = 3
 
 

@@ -1,9 +1,11 @@
 """Read-only use cases over finished games: boards, a player's record, a chat's history.
 
 Ratings are written by :func:`bot.services.ratings.record_game` when a game finishes; this
-module only reads them. Boards list players with at least
-:data:`~bot.services.ratings.MIN_GAMES` games; the computer is left off unless asked for.
-``/stats`` shows the global board's numbers, ``/history`` the chat's.
+module only reads them. A player is on a board from his first rated game there, so that a
+board fills as soon as people play; below :data:`~bot.services.ratings.MIN_GAMES` games his
+line is :attr:`~BoardLine.provisional` (the rating has not settled yet) but ranked by its
+rating like any other. The computer is left off unless asked for. ``/stats`` shows the global
+board's numbers, ``/history`` the chat's.
 """
 
 from __future__ import annotations
@@ -35,7 +37,8 @@ from bot.storage.repositories import (
     Standing,
 )
 
-#: Lines of the first, wins-only board.
+#: Games on a board that put a player on it: the first one does.
+LISTED_GAMES = 1
 #: Lines per page of a rating board.
 PAGE_SIZE = 10
 #: Finished games ``/history`` lists.
@@ -65,6 +68,11 @@ class BoardLine:
     def win_rate(self) -> float:
         return self.wins / self.games if self.games else 0.0
 
+    @property
+    def provisional(self) -> bool:
+        """Too few games for the rating to say much yet: shown, ranked, and marked."""
+        return self.games < MIN_GAMES
+
 
 @dataclass(frozen=True, slots=True)
 class Board:
@@ -80,7 +88,7 @@ class Board:
 
 @dataclass(frozen=True, slots=True)
 class Leaders:
-    """The best player of each game on a board (``None`` where nobody has enough games)."""
+    """The best player of each game on a board (``None`` where nobody is listed)."""
 
     chat_id: int | None
     best: dict[str, BoardLine | None]
@@ -171,7 +179,7 @@ class StatsService:
         async with self.db.transaction() as session:
             ratings = Ratings(session)
             total = await ratings.board_size(
-                board, game_key, min_games=MIN_GAMES, hidden_player=hidden
+                board, game_key, min_games=LISTED_GAMES, hidden_player=hidden
             )
             pages = max(1, -(-total // PAGE_SIZE))
             page = min(max(page, 0), pages - 1)
@@ -179,7 +187,7 @@ class StatsService:
                 board,
                 game_key,
                 z=Z,
-                min_games=MIN_GAMES,
+                min_games=LISTED_GAMES,
                 hidden_player=hidden,
                 offset=page * PAGE_SIZE,
                 limit=PAGE_SIZE,
@@ -198,7 +206,7 @@ class StatsService:
             best = await ratings.leaders(
                 board,
                 z=Z,
-                min_games=MIN_GAMES,
+                min_games=LISTED_GAMES,
                 hidden_player=None if computers else COMPUTER_PLAYER,
             )
         return Leaders(

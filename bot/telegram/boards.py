@@ -2,9 +2,12 @@
 
 ``/top [game] [global] [bots]`` shows a game's rating board (this chat's, or everyone's with
 ``global``; the computer only with ``bots``), paginated; a bare ``/top`` shows the best player
-of each game, with a button per game. ``/stats`` shows your ratings and record per game — or,
-sent as a reply, the replied-to person's — with a chart of the rating once there are
-:data:`CHART_MIN_GAMES` rated games (drawn in a worker process: :mod:`bot.telegram.charts`).
+of each game, with a button per game. A player is on a board from his first rated game, his
+rating marked provisional until :data:`~bot.services.ratings.MIN_GAMES` games. In a private
+chat "this chat" is only the player and the computer, so ``/top`` there starts on everyone's
+board and words the chat's own as "your games". ``/stats`` shows your ratings and record per
+game — or, sent as a reply, the replied-to person's — with a chart of the rating once there
+are :data:`CHART_MIN_GAMES` rated games (drawn in a worker process: :mod:`bot.telegram.charts`).
 ``/history`` lists this chat's last finished games; a button on each opens its summary (final
 table, duration, moves).
 
@@ -35,13 +38,14 @@ from typing import Any, Final
 from babel.dates import format_datetime
 from telegram import (
     CallbackQuery,
+    Chat,
     InlineKeyboardButton,
     InlineKeyboardMarkup,
     Message,
     Update,
     User,
 )
-from telegram.constants import MessageLimit, ParseMode
+from telegram.constants import ChatType, MessageLimit, ParseMode
 from telegram.error import BadRequest, TelegramError
 from telegram.ext import (
     Application,
@@ -185,21 +189,43 @@ def short_name(name: str) -> str:
     return esc(name)
 
 
-def render_board(t: Translator, board: Board) -> Content:
-    """One page of a game's board, with paging, scope and computer buttons."""
+def wording(everyone: bool, private: bool) -> str:
+    """Which words a board takes: everyone's, a group's, or a private chat's ("your games")."""
+    if everyone:
+        return "global"
+    return "private" if private else "chat"
+
+
+def rating_text(t: Translator, line: BoardLine) -> str:
+    """The rating, marked while it is provisional."""
+    if line.provisional:
+        return t("board.provisional_rating", rating=line.rating)
+    return str(line.rating)
+
+
+def provisional_note(t: Translator, lines: Sequence[BoardLine]) -> list[str]:
+    """The line that explains the mark, under a board that shows it."""
+    if not any(line.provisional for line in lines):
+        return []
+    return [t.plural("board.provisional", MIN_GAMES)]
+
+
+def render_board(t: Translator, board: Board, *, private: bool = False) -> Content:
+    """One page of a game's board, with paging, scope and computer buttons; ``private``: it
+    is shown in a private chat."""
     game = esc(game_name(t, board.game_key))
     everyone = board.chat_id is None
-    lines = [t("board.title_global" if everyone else "board.title_chat", game=game), ""]
+    words = wording(everyone, private)
+    lines = [t(f"board.title_{words}", game=game), ""]
     if not board.lines:
-        nobody = "board.nobody_global" if everyone else "board.nobody_chat"
-        lines.append(t(nobody, game=game, games=t.plural("board.games", MIN_GAMES)))
+        lines.append(t(f"board.nobody_{words}", game=game))
     for line in board.lines:
         lines.append(
             t(
                 "board.line",
                 position=line.position,
                 name=player_name(t, line),
-                rating=line.rating,
+                rating=rating_text(t, line),
                 games=t.plural("board.games", line.games),
                 wins=t.plural("board.wins", line.wins),
                 percent=round(100 * line.win_rate),
@@ -208,7 +234,9 @@ def render_board(t: Translator, board: Board) -> Content:
     lines.append("")
     if board.pages > 1:
         lines.append(t("board.page", page=board.page + 1, pages=board.pages))
-    lines.append(t("board.rule", games=t.plural("board.games", MIN_GAMES)))
+    lines += provisional_note(t, board.lines)
+    if lines[-1] == "":
+        lines.pop()
     here = BoardPress(board.game_key, everyone, board.computers, board.page)
     keyboard: list[tuple[Button, ...]] = []
     paging = []
@@ -218,36 +246,48 @@ def render_board(t: Translator, board: Board) -> Content:
         paging.append(_board_button(t("button.board_next"), here, page=board.page + 1))
     if paging:
         keyboard.append(tuple(paging))
-    keyboard.append(_scope_buttons(t, here))
+    keyboard.append(_scope_buttons(t, here, private))
     keyboard.append((_board_button(t("button.board_all_games"), here, game_key=None, page=0),))
     return Content("\n".join(lines), tuple(keyboard))
 
 
-def render_leaders(t: Translator, leaders: Leaders, computers: bool = False) -> Content:
-    """The best player of each game, and a button per game for its whole board."""
+#: What a bare ``/top`` says when no game is rated on the board yet.
+EMPTY: Final = {
+    "global": "board.empty_global",
+    "chat": "board.empty",
+    "private": "board.empty_private",
+}
+
+
+def render_leaders(
+    t: Translator, leaders: Leaders, computers: bool = False, *, private: bool = False
+) -> Content:
+    """The best player of each game, and a button per game for its whole board; ``private``:
+    it is shown in a private chat."""
     everyone = leaders.chat_id is None
+    words = wording(everyone, private)
     if not leaders.best:
-        return Content(t("board.empty_global" if everyone else "board.empty"))
-    lines = [t("board.leaders_global" if everyone else "board.leaders_chat"), ""]
-    enough = t.plural("board.games", MIN_GAMES)
+        return Content(t(EMPTY[words]))
+    lines = [t(f"board.leaders_{words}"), ""]
     for key, best in leaders.best.items():
         game = esc(game_name(t, key))
         if best is None:
-            lines.append(t("board.no_leader", game=game, games=enough))
+            lines.append(t("board.no_leader", game=game))
             continue
         lines.append(
             t(
                 "board.leader",
                 game=game,
                 name=player_name(t, best),
-                rating=best.rating,
+                rating=rating_text(t, best),
                 games=t.plural("board.games", best.games),
             )
         )
-    lines += ["", t("board.pick")]
+    shown = [best for best in leaders.best.values() if best is not None]
+    lines += ["", *provisional_note(t, shown), t("board.pick")]
     here = BoardPress(None, everyone, computers)
     games = [_board_button(game_name(t, key), here, game_key=key, page=0) for key in leaders.best]
-    return Content("\n".join(lines), (*rows(games, 2), _scope_buttons(t, here)))
+    return Content("\n".join(lines), (*rows(games, 2), _scope_buttons(t, here, private)))
 
 
 def _board_button(text: str, press: BoardPress, **changes: Any) -> Button:
@@ -255,8 +295,9 @@ def _board_button(text: str, press: BoardPress, **changes: Any) -> Button:
     return Button(text, replace(press, **changes).encode())
 
 
-def _scope_buttons(t: Translator, press: BoardPress) -> tuple[Button, ...]:
-    scope = t("button.board_chat" if press.everyone else "button.board_global")
+def _scope_buttons(t: Translator, press: BoardPress, private: bool) -> tuple[Button, ...]:
+    own = "button.board_private" if private else "button.board_chat"
+    scope = t(own if press.everyone else "button.board_global")
     shown = t("button.board_hide_computer" if press.computers else "button.board_show_computer")
     return (
         _board_button(scope, press, everyone=not press.everyone, page=0),
@@ -430,6 +471,10 @@ async def _send(
     await send_reply(_replies(context), message, key, content.text, reply_markup=markup)
 
 
+def is_private(chat: Chat) -> bool:
+    return chat.type == ChatType.PRIVATE
+
+
 async def handle_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
     """``/top [game] [global] [bots]``: a game's board, or the best player of each game."""
     message, chat = update.effective_message, update.effective_chat
@@ -439,24 +484,30 @@ async def handle_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     try:
         press = parse_top(context.args or ())
     except BadArguments:
-        usage = Content(t("board.usage", games=", ".join(rated_games())))
+        key = "board.usage_private" if is_private(chat) else "board.usage"
+        usage = Content(t(key, games=", ".join(rated_games())))
         await _send(context, message, "top:usage", usage)
         return
-    board = await _board_content(t, _stats(context), press, chat.id)
+    if is_private(chat):
+        # Here "this chat" holds the player alone (and the computer): everyone's board says
+        # who is best; the chat's own is a button away.
+        press = replace(press, everyone=True)
+    board = await _board_content(t, _stats(context), press, chat)
     await _send(context, message, f"top:{press.encode()}", board)
 
 
 async def _board_content(
-    t: Translator, stats: StatsService, press: BoardPress, chat_id: int
+    t: Translator, stats: StatsService, press: BoardPress, chat: Chat
 ) -> Content:
-    scope = None if press.everyone else chat_id
+    scope = None if press.everyone else chat.id
+    private = is_private(chat)
     if press.game_key is None:
         leaders = await stats.leaders(scope, computers=press.computers)
-        return render_leaders(t, leaders, press.computers)
+        return render_leaders(t, leaders, press.computers, private=private)
     board = await stats.rating_board(
         press.game_key, scope, computers=press.computers, page=press.page
     )
-    return render_board(t, board)
+    return render_board(t, board, private=private)
 
 
 def stats_subject(message: Message, user: User) -> User:
@@ -540,7 +591,7 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         if not _is_board(message):
             # Forged data on a table or a panel: it is never redrawn as a board.
             raise BadCallback("not a board")
-        content = await _pressed(t, _stats(context), press, message.chat.id)
+        content = await _pressed(t, _stats(context), press, message.chat)
     except BadCallback:
         logger.info("Unusable board callback data from user %s", query.from_user.id)
         await _answer(query, t("error.bad_button"))
@@ -597,14 +648,14 @@ async def _answer(query: CallbackQuery, text: str | None) -> None:
         logger.warning("Could not answer a board button: %s", error)
 
 
-async def _pressed(t: Translator, stats: StatsService, press: Press, chat_id: int) -> Content:
+async def _pressed(t: Translator, stats: StatsService, press: Press, chat: Chat) -> Content:
     match press:
         case BoardPress():
-            return await _board_content(t, stats, press, chat_id)
+            return await _board_content(t, stats, press, chat)
         case HistoryPress(None):
-            return render_history(t, await stats.history(chat_id))
+            return render_history(t, await stats.history(chat.id))
         case HistoryPress(game_id) if game_id is not None:
-            return render_summary(t, await stats.summary(chat_id, game_id), time.time())
+            return render_summary(t, await stats.summary(chat.id, game_id), time.time())
     raise BadCallback("unhandled")
 
 

@@ -47,7 +47,7 @@ from bot.telegram import boards, callbacks
 from bot.telegram.delivery import Publisher
 from bot.telegram.poller import DeadlinePoller
 from bot.telegram.render import has_renderer, press_answer, press_refusal
-from bot.telegram.render.common import esc, game_name
+from bot.telegram.render.common import esc, game_name, option_label
 from bot.telegram.replies import ReplyGate, Verdict, send_reply
 from bot.telegram.rights import TelegramRights
 from bot.telegram.throttle import PressThrottle
@@ -215,11 +215,14 @@ async def handle_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
 
 
 async def handle_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/help``: what the bot does and its commands."""
-    if update.effective_message is None:
+    """``/help``: what the bot does and its commands — in a private chat, how to bring it
+    into a group; in a group, where it already is, how to open a game right there."""
+    message = update.effective_message
+    if message is None:
         return
     t = await speaker(context, update)
-    await reply(context, update.effective_message, "help", t("help.text"))
+    private = message.chat.type == ChatType.PRIVATE
+    await reply(context, message, "help", t("help.text" if private else "help.group"))
 
 
 async def handle_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -514,14 +517,20 @@ async def _dispatch(
             option = op[2:]
             snapshot = await room.lobby.cycle_option(game_id, actor, option, origin_of(query))
             room.publisher.publish(snapshot)
-            return {}
+            # The lobby's label follows within a few seconds (the group's pace): the toast
+            # says the new value at once, so nobody presses again thinking it did not take.
+            return {"text": option_label(t, option, snapshot.options.get(option))}
         case callbacks.RematchPress(game_id):
             snapshot = await room.lobby.rematch(game_id, actor, origin_of(query))
             room.publisher.publish(snapshot)
+            # The old table's Rematch button has done its work: it goes.
+            room.publisher.publish(await room.play.snapshot(game_id))
             return {"text": t("lobby.rematch_opened" if snapshot.is_lobby else "lobby.started")}
         case callbacks.NewGame(key):
             if key not in available_games() or message is None:
                 raise callbacks.BadCallback(key)
+            if _expired(room, message):
+                return {"text": t("menu.expired")}
             await _open_lobby(context, message, user, message.chat, key)
             return {}
         case callbacks.RulesPress(key):
@@ -529,6 +538,8 @@ async def _dispatch(
                 raise callbacks.BadCallback(key)
             return await _rules_in_private(context, user, key, t)
         case callbacks.LanguagePress(code):
+            if message is not None and _expired(room, message):
+                return {"text": t("menu.expired")}
             where = (
                 chat_of(message.chat, message)
                 if message is not None
@@ -541,6 +552,15 @@ async def _dispatch(
                     room.publisher.publish(shown)
             return {"text": translator(chosen)("language.set")}
     raise callbacks.BadCallback("unhandled")
+
+
+#: A menu (the game picker of a bare /new, the /language picker) answers only this long:
+#: an old one pressed days later would act on a chat that has moved on.
+MENU_SECONDS = 600
+
+
+def _expired(room: Cardroom, message: Message) -> bool:
+    return room.play.store.clock() - message.date.timestamp() > MENU_SECONDS
 
 
 async def _rules_in_private(

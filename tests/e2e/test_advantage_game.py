@@ -21,7 +21,7 @@ from random import Random
 from tests.e2e.harness import Harness
 from tests.fakes import FakeCallback, FakeChat, FakeMessage, FakeUser, render_message
 
-SUITS = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}
+SUITS = {"s": "♠", "h": "♥️", "d": "♦️", "c": "♣"}
 HIDDEN_LINE = re.compile(r"^🔒 Only you see: (.+)$", re.MULTILINE)
 
 
@@ -33,7 +33,7 @@ async def press(h: Harness, user: FakeUser, message: object, button: str) -> Fak
 
 
 def label(code: str) -> str:
-    """How the bot writes a card code: ``Th`` → ``10♥``."""
+    """How the bot writes a card code: ``Th`` → ``10♥️``."""
     return code[:-1].replace("T", "10") + SUITS[code[-1]]
 
 

@@ -58,14 +58,21 @@ class Club:
         return await play_game(services, players, places, chat=self.chat_ref(chat), moves=moves)
 
     async def say(
-        self, user: FakeUser, text: str, *, reply_to: FakeMessage | None = None
+        self,
+        user: FakeUser,
+        text: str,
+        *,
+        reply_to: FakeMessage | None = None,
+        private: bool = False,
     ) -> FakeMessage:
-        """Send a command in the group; the bot's newest message after it."""
-        count = len(self.api.bot_messages(self.group))
-        await self.api.send_text(user, self.group, text, reply_to=reply_to)
-        await self.api.wait_until(lambda: len(self.api.bot_messages(self.group)) > count)
+        """Send a command in the group (or the user's private chat); the bot's newest message
+        there after it."""
+        where: FakeChat | FakeUser = user if private else self.group
+        count = len(self.api.bot_messages(where))
+        await self.api.send_text(user, None if private else self.group, text, reply_to=reply_to)
+        await self.api.wait_until(lambda: len(self.api.bot_messages(where)) > count)
         await self.h.settle()
-        return self.api.bot_messages(self.group)[-1]
+        return self.api.bot_messages(where)[-1]
 
     async def press(self, user: FakeUser, message: FakeMessage, button: str) -> FakeCallback:
         return await press(self.h, user, message, button)
@@ -73,8 +80,10 @@ class Club:
     def labels(self, message: FakeMessage) -> list[str]:
         return [text for row in self.api.buttons(message) for text, _ in row]
 
-    def current(self, message: FakeMessage) -> FakeMessage:
-        return self.api.message(self.group, message.message_id)
+    def current(
+        self, message: FakeMessage, chat: FakeChat | FakeUser | None = None
+    ) -> FakeMessage:
+        return self.api.message(chat or self.group, message.message_id)
 
 
 def wire_boards(app: Any) -> None:
@@ -265,3 +274,49 @@ async def test_a_board_button_is_answered_before_its_slow_redraw(club: Club) -> 
     await club.h.settle()
     assert "Rank — best players here" in club.current(leaders).text
     api.handle = handle  # type: ignore[method-assign]
+
+
+async def test_a_first_game_fills_the_board_with_provisional_ratings(club: Club) -> None:
+    anna, boris = club.people[:2]
+    await club.seed([anna, boris], [1, 2])
+    leaders = await club.say(anna, "/top")
+    assert re.search(r"Rank: 🥇 Anna — \d+\? \(1 game\)", leaders.text)
+    board = await club.say(anna, "/top rank")
+    assert re.search(r"1\. Anna — \d+\? · 1 game · 1 win \(100%\)", board.text)
+    assert re.search(r"2\. Boris — \d+\? · 1 game · 0 wins \(0%\)", board.text)
+    assert "? — fewer than 3 games so far: the rating is provisional." in board.text
+
+    for places in ([1, 2], [2, 1]):
+        await club.seed([anna, boris], places)
+    settled = await club.say(anna, "/top rank global")
+    assert "Anna — " in settled.text and "?" not in settled.text
+    assert "3 games" in settled.text
+
+
+async def test_top_in_a_private_chat_shows_everyone_then_your_own_games(club: Club) -> None:
+    anna, boris = club.people[:2]
+    await club.seed([anna, boris], [1, 2])
+    leaders = await club.say(anna, "/top", private=True)
+    assert "Best players everywhere" in leaders.text and "Rank: 🥇 Anna" in leaders.text
+    assert club.labels(leaders) == ["Rank", "🙋 My games here", "🤖 Show the computer"]
+    await club.press(anna, leaders, "🙋 My games here")
+    own = club.current(leaders, anna).text
+    assert own == "You have not finished a game here yet.", "her games were in the group"
+
+    board = await club.say(anna, "/top rank", private=True)
+    assert "Rank — best players everywhere" in board.text and "1. Anna" in board.text
+    await club.press(anna, board, "🙋 My games here")
+    own = club.current(board, anna).text
+    assert "Rank — your games in this chat" in own
+    assert "You have not finished a game of Rank here yet." in own
+    usage = await club.say(anna, "/top chess", private=True)
+    assert "everywhere" in usage.text and " here" not in usage.text
+
+
+async def test_help_in_a_group_is_about_the_group(club: Club) -> None:
+    anna = club.people[0]
+    here = await club.say(anna, "/help")
+    assert here.text.startswith("Open a game here with /new")
+    assert "Add me to a group" not in here.text
+    alone = await club.say(anna, "/help", private=True)
+    assert alone.text.startswith("Add me to a group")

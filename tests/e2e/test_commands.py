@@ -65,6 +65,58 @@ async def test_bare_new_offers_the_games_and_cancel_ends_the_lobby(harness: Harn
     assert "Rank — a new game" in await say(h, boris, group, "/new rank")
 
 
+async def test_cancel_during_a_game_keeps_its_last_table_above_the_line(harness: Harness) -> None:
+    h, api = harness, harness.api
+    anna, boris = api.add_user("Anna"), api.add_user("Boris")
+    group = api.add_group("Card club", admins=[anna], members=[boris])
+    await say(h, anna, group, "/new rank")
+    await press(h, boris, h.table(group), "✋ Join")
+    await press(h, anna, h.table(group), "▶️ Start")
+    playing = h.table(group).text
+    assert "Round 1" in playing and "To move" in playing
+    assert "cancelled" in await say(h, anna, group, "/cancel")
+    table = h.table(group)
+    lines = table.text.splitlines()
+    assert lines[-1] == "🚫 Rank was cancelled.", lines
+    assert "Round 1" in table.text and "Anna" in table.text and "Boris" in table.text
+    assert "To move" not in table.text, "nobody is to move any more"
+    assert api.buttons(table) == []
+
+
+async def test_old_menus_expire_instead_of_acting_on_a_chat_that_moved_on(
+    harness: Harness,
+) -> None:
+    h, api = harness, harness.api
+    anna = api.add_user("Anna")
+    group = api.add_group("Card club", admins=[anna])
+    assert "Which game" in await say(h, anna, group, "/new")
+    picker = api.bot_messages(group)[-1]
+    await say(h, anna, group, "/language")
+    languages = api.bot_messages(group)[-1]
+    h.clock.advance(11 * 60)
+    for menu, button in ((picker, "Rank"), (languages, "Русский")):
+        answer = await press(h, anna, menu, button)
+        assert answer.text == "This menu has expired — send the command again.", button
+    assert not any(m.text.startswith("🎴") for m in api.bot_messages(group)), "no lobby opened"
+    assert "Which game" in await say(h, anna, group, "/new"), "still English: nothing changed"
+
+
+async def test_a_lobby_option_says_its_new_value_at_once_and_reads_in_full(
+    harness: Harness,
+) -> None:
+    h, api = harness, harness.api
+    anna = api.add_user("Anna")
+    group = api.add_group("Card club", admins=[anna])
+    await say(h, anna, group, "/new rank")
+    lobby = h.table(group)
+    options = [row for row in api.buttons(lobby) if row[0][0].startswith(("⏱", "😴", "🔁"))]
+    assert len(options) == 3 and all(len(row) == 1 for row in options), "one a row, in full"
+    answer = await press(h, anna, lobby, options[0][0][0])
+    assert answer.text is not None and answer.text.startswith("⏱")
+    assert answer.text != options[0][0][0], "the new value, before the lobby is redrawn"
+    assert answer.text in [text for row in api.buttons(h.table(group)) for text, _ in row]
+
+
 async def test_unknown_game_and_empty_boards(harness: Harness) -> None:
     h, api = harness, harness.api
     anna = api.add_user("Anna")

@@ -40,8 +40,8 @@ from tests.fakes import (
 from tests.fakes.models import keyboard_rows
 
 TOO_LATE = "⚡ Too late — the table has changed."
-#: The answer to an accepted move: "7♥ → the left pile. Pile 2 now shows K♠."
-PLAYED = re.compile(r"^(?:10|[2-9JQKA])[♠♥♦♣] → the (?:left pile|right pile|centre)\. ")
+#: The answer to an accepted move: "7♥️ → the left pile. Pile 2 now shows K♠."
+PLAYED = re.compile(r"^(?:10|[2-9JQKA])[♠♥♦♣]\ufe0f? → the (?:left pile|right pile|centre)\. ")
 OVER = "This game is over."
 #: The line of a panel that only the panel has (the table names both players instead).
 PANEL_MARK = "You · stock"

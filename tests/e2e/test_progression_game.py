@@ -17,17 +17,20 @@ from typing import Any
 import pytest
 
 from bot.games.cards import RANK_LABELS, SUITS, Card, card
-from bot.games.progression import can_stack, stack_score, timeout_card
+from bot.games.progression import BETWEEN_DEALS_SECONDS, can_stack, stack_score, timeout_card
+from bot.i18n import translator
 from bot.telegram.poller import poll_deadlines
+from bot.telegram.render.common import card_label
 from tests.e2e.harness import Harness, sqlite_url
 from tests.fakes import FakeBotApi, FakeCallback, FakeChat, FakeMessage, FakeUser, render_chat
 
 TITLE = "Progression · game"
 SUIT_BY_SYMBOL = {suit.symbol: suit for suit in SUITS}
 RANK_BY_LABEL = {label: rank for rank, label in RANK_LABELS.items()}
+T = translator("en")
 SHEET_TITLE = re.compile(r"^📋 Deal (\d+) is over — score sheet$", re.M)
 SHEET_PLAYER = re.compile(r"^(?P<name>.+) · deal (?P<score>[+-]?\d+) → (?P<total>-?\d+) pts$")
-STACK = re.compile(r"^ +(?P<suit>[♠♥♦♣]) (?P<ranks>[0-9AKQJ ]+) → (?P<score>[+-]?\d+)$")
+STACK = re.compile(r"^ +(?P<suit>[♠♥♦♣])\ufe0f? (?P<ranks>[0-9AKQJ ]+) → (?P<score>[+-]?\d+)$")
 RESULT = re.compile(
     r"^(?:🥇|🥈|🥉) (?P<name>.+?) — (?P<total>-?\d+) points(?: · rating \d+ \(\S+\))?$", re.M
 )
@@ -105,8 +108,10 @@ def hand_of(message: FakeMessage) -> list[str]:
 
 
 def parse_card_label(label: str, suit_symbol: str | None = None) -> Card:
+    label = label.replace("\ufe0f", "")  # red suits are drawn in emoji presentation
     if suit_symbol is None:
         label, suit_symbol = label[:-1], label[-1]
+    suit_symbol = suit_symbol.replace("\ufe0f", "")
     return card(RANK_BY_LABEL[label], SUIT_BY_SYMBOL[suit_symbol])
 
 
@@ -191,7 +196,8 @@ async def human_turn(h: Harness, group: FakeChat, anna: FakeUser, moment: Moment
         assert where.message_id == message.message_id, "the panel is edited in place"
         places = labels(h, where)
         assert f"Where does {choice} go?" in (where.text or "")
-        assert places[-1] == "↩️ Back" and places[-2] == f"Middle {choice[-1]}"
+        suit = choice.replace("\ufe0f", "")[-1]
+        assert places[-1] == "↩️ Back" and places[-2].replace("\ufe0f", "") == f"Middle {suit}"
         if moment is not None:
             await moment("Anna chose a card")
         own = [p for p in places if p.startswith("My ")]
@@ -249,7 +255,7 @@ async def end_pause(h: Harness, group: FakeChat, anna: FakeUser, deal: int, paus
     """End the pause after ``deal``: the first runs out while the bot is down, the second
     ends by Anna's Next, the others run out."""
     table = h.table(group)
-    assert f"Deal {deal + 1} starts in a few seconds" in table.text
+    assert f"Deal {deal + 1} starts by itself within 20 s" in table.text
     # Nobody's move: the pause is for reading the sheet, and anyone may press Next.
     assert not re.search(r"To move: \w", table.text)
     assert f"⏭ Deal {deal + 1} now" in labels(h, panel(h, anna))
@@ -261,7 +267,7 @@ async def end_pause(h: Harness, group: FakeChat, anna: FakeUser, deal: int, paus
         assert read_sheet(h.table(group).text) is not None
         # …and when the pause runs out while the bot is down, the match goes on at start.
         await h.stop()
-        h.clock.advance(10)
+        h.clock.advance(BETWEEN_DEALS_SECONDS + 2)
         await start(h)
         await h.tick(0)
         assert h.table(group).message_id == table.message_id
@@ -270,8 +276,8 @@ async def end_pause(h: Harness, group: FakeChat, anna: FakeUser, deal: int, paus
         assert "Anna pressed Next" in h.table(group).text
     else:
         # (Bot time is wall-clock time plus the harness's offset: leave room for a slow run.)
-        await tick(h, 6.0)
-        assert read_sheet(h.table(group).text) is not None, "8 seconds have not passed yet"
+        await tick(h, BETWEEN_DEALS_SECONDS - 2)
+        assert read_sheet(h.table(group).text) is not None, "the pause has not run out yet"
         await tick(h, 2.5)
     text = h.table(group).text
     assert read_sheet(text) is None and f"Deal {deal + 1} · match to 100 points" in text
@@ -343,7 +349,7 @@ async def test_an_absent_player_plays_his_lowest_card_to_the_middle_and_draws(
     await tick(h, 61)
     text = h.table(group).text
     assert "⏰ Anna ran out of time" in text
-    assert f"Anna put {lowest.label} in the middle" in text
+    assert f"Anna put {card_label(T, lowest)} in the middle" in text
     assert "Anna drew from the pile" in text
     assert lowest.label not in hand_of(panel(h, anna))
     assert "Not your turn" in panel(h, anna).text

@@ -11,7 +11,7 @@ from tests.fakes import FakeCallback, FakeChat, FakeMessage, FakeUser
 #: What only a panel says: its footer (the table says "To move:" and "🏁 Game over").
 PANEL_MARKS = ("Your move", "Not your turn", "you finished")
 #: What only a hand looks like: the panel's hand heading and its suit lines.
-HAND_MARKS = re.compile(r"Your hand|^[♠♥♦♣] ", re.MULTILINE)
+HAND_MARKS = re.compile(r"Your hand|^[♠♥♦♣]\ufe0f? ", re.MULTILINE)
 
 
 async def press(h: Harness, user: FakeUser, message: FakeMessage, button: str) -> FakeCallback:
@@ -60,7 +60,7 @@ def action_buttons(h: Harness, user: FakeUser) -> list[tuple[str, str]]:
 
 def my_trump(h: Harness, user: FakeUser) -> str | None:
     message = panel(h, user)
-    found = re.search(r"Trumps: you ([♠♥♦♣])", message.text or "") if message else None
+    found = re.search(r"Trumps: you ([♠♥♦♣])\ufe0f?", message.text or "") if message else None
     return found[1] if found else None
 
 
@@ -153,7 +153,7 @@ async def test_one_person_against_the_computer_in_a_group(harness: Harness) -> N
         await h.tick(1.5)
     suits = [label for label, _ in action_buttons(h, anna)]
     assert len(suits) == (4 if dealer == "Anna" else 3)
-    assert set(suits) <= {"♠", "♥", "♦", "♣"}
+    assert set(suits) <= {"♠", "♥️", "♦️", "♣"}
     await press(h, anna, panel(h, anna), suits[0])
     while "trumps" not in table(h, group).text or "no trumps yet" in table(h, group).text:
         await h.tick(1.5)
@@ -190,15 +190,15 @@ async def test_two_people_in_a_group(harness: Harness) -> None:
     # Whoever does not deal waits; the dealer chooses from all four suits.
     dealer = anna if action_buttons(h, anna) else boris
     other = boris if dealer is anna else anna
-    assert [label for label, _ in action_buttons(h, dealer)] == ["♠", "♥", "♦", "♣"]
+    assert [label for label, _ in action_buttons(h, dealer)] == ["♠", "♥️", "♦️", "♣"]
     assert action_buttons(h, other) == []
     assert "chooses a trump suit first" in panel(h, other).text
-    await press(h, dealer, panel(h, dealer), "♥")
-    assert [label for label, _ in action_buttons(h, other)] == ["♠", "♦", "♣"]
-    assert "chose ♥ as trumps" in panel(h, other).text
+    await press(h, dealer, panel(h, dealer), "♥️")
+    assert [label for label, _ in action_buttons(h, other)] == ["♠", "♦️", "♣"]
+    assert "chose ♥️ as trumps" in panel(h, other).text
     await press(h, other, panel(h, other), "♣")
     text = table(h, group).text
-    assert "trumps ♥ · 18 cards" in text and "trumps ♣ · 18 cards" in text
+    assert "trumps ♥️ · 18 cards" in text and "trumps ♣ · 18 cards" in text
     assert "Boris &lt;b&gt;" not in text and "Boris <b>" in text  # escaped once, shown as typed
     # The non-dealer leads, with every card of his hand on offer.
     assert len(action_buttons(h, other)) == 18
@@ -222,7 +222,7 @@ async def test_beat_then_second_card_then_take_as_the_panel_offers_them(harness:
     dealer = anna if action_buttons(h, anna) else boris
     leader = boris if dealer is anna else anna
     await press(h, dealer, panel(h, dealer), "♠")
-    await press(h, leader, panel(h, leader), "♥")
+    await press(h, leader, panel(h, leader), "♥️")
 
     # Lead, then the other player faces it: only beating cards, and Take with its count.
     await press(h, leader, panel(h, leader), action_buttons(h, leader)[0][0])

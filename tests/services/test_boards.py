@@ -142,21 +142,35 @@ async def test_a_chat_board_counts_only_its_games_and_the_global_one_counts_all(
     assert here.lines[0].win_rate == 1.0
 
 
-async def test_players_need_three_games_to_appear(db: Database) -> None:
+async def test_a_first_game_puts_both_players_on_the_boards_as_provisional(db: Database) -> None:
     services = make_services(db)
     await play_game(services, [ANNA, BORIS], [1, 2])
-    await play_game(services, [ANNA, BORIS], [2, 1])
-    board = await services.stats.rating_board("rank", GROUP.chat_id)
-    assert board.lines == ()
-    leaders = await services.stats.leaders(GROUP.chat_id)
-    assert leaders.best == {"rank": None}, "Rank is rated here, nobody has three games yet"
+    for chat_id in (GROUP.chat_id, None):
+        board = await services.stats.rating_board("rank", chat_id)
+        assert [(line.name, line.games, line.provisional) for line in board.lines] == [
+            ("Anna", 1, True),
+            ("Boris", 1, True),
+        ]
+        leaders = await services.stats.leaders(chat_id)
+        best = leaders.best["rank"]
+        assert best is not None and best.name == "Anna" and best.provisional
 
-    await play_game(services, [ANNA, CLARA], [1, 2])
+
+async def test_provisional_players_are_ranked_by_their_rating_like_everyone(db: Database) -> None:
+    services = make_services(db)
+    await play_game(services, [BORIS, CLARA], [1, 2])
+    await play_game(services, [BORIS, CLARA], [1, 2])
+    await play_game(services, [BORIS, CLARA], [2, 1])
+    await play_game(services, [ANNA, BORIS], [1, 2])
     board = await services.stats.rating_board("rank", GROUP.chat_id)
-    assert [line.name for line in board.lines] == ["Anna"]
-    leaders = await services.stats.leaders(GROUP.chat_id)
-    best = leaders.best["rank"]
-    assert best is not None and best.name == "Anna" and best.games == 3
+    assert [(line.name, line.games, line.provisional) for line in board.lines] == [
+        ("Anna", 1, True),
+        ("Boris", 4, False),
+        ("Clara", 3, False),
+    ], "one win over Boris puts Anna, new, above him"
+    ratings = [line.rating for line in board.lines]
+    assert ratings == sorted(ratings, reverse=True)
+    assert [line.position for line in board.lines] == [1, 2, 3]
 
 
 async def test_the_computer_is_rated_but_off_the_board_unless_asked(db: Database) -> None:

@@ -321,11 +321,11 @@ async def test_through_ptb_every_call_passes_the_rate_limiter_with_its_keyboard(
     await pub.drain()
     assert limiter.endpoints == ["sendMessage"] * 3
     panel = api.last_message(anna)
-    assert panel is not None and "Your hand: 7♥ 9♠" in panel.text
-    assert [[label for label, _ in row] for row in api.buttons(panel)] == [["7♥", "9♠"]]
+    assert panel is not None and "Your hand: 7♥️ 9♠" in panel.text
+    assert [[label for label, _ in row] for row in api.buttons(panel)] == [["7♥️", "9♠"]]
     assert {(7, 0, panel.message_id)} <= set(remembered.panels)
 
-    # Anna played 7♥: her panel and Boris's are edited in place, the keyboard goes with it.
+    # Anna played 7♥️: her panel and Boris's are edited in place, the keyboard goes with it.
     after = in_chat(snapshot(state("9s", "8d Qc", "8c 7h", turn=1)), group.id, anna.id, boris.id)
     pub.publish(after)
     await pub.drain()

@@ -95,7 +95,7 @@ def test_table_shows_public_facts_and_no_hand() -> None:
     content = table_content(T, game, NOW)
     assert "On top: <b>8♣</b>" in content.text
     assert "Anna — 2 cards" in content.text and "Boris — 2 cards" in content.text
-    for secret in ("7♥", "9♠", "K♦", "Q♣"):
+    for secret in ("7♥️", "9♠", "K♦️", "Q♣"):
         assert secret not in content.text
     assert "⏳ 60 s" in content.text
     assert content.keyboard == ()
@@ -104,14 +104,14 @@ def test_table_shows_public_facts_and_no_hand() -> None:
 def test_panel_offers_exactly_the_adjacent_cards() -> None:
     game = snapshot(state("7h 9s Kd", "Qc 2d", "8c"))
     content = panel_content(T, game, 0, NOW)
-    assert "Your hand: 7♥ 9♠ K♦" in content.text
-    assert sorted(buttons(content)) == ["7♥", "9♠"]
+    assert "Your hand: 7♥️ 9♠ K♦️" in content.text
+    assert sorted(buttons(content)) == ["7♥️", "9♠"]
     assert "Play a 7 or a 9 (any suit)." in content.text
     codes = [parse(b.data) for row in content.keyboard for b in row if b.data]
     assert all(isinstance(c, ActPress) and c.game_id == 7 and c.version == 3 for c in codes)
     assert "On top: <b>8♣</b>" in content.text and "Others: Boris — 2 cards" in content.text
     waiting = panel_content(T, game, 1, NOW)
-    assert waiting.keyboard == () and "Your hand: 2♦ Q♣" in waiting.text
+    assert waiting.keyboard == () and "Your hand: 2♦️ Q♣" in waiting.text
     assert "⏳ Not your turn — your move will show up here." in waiting.text
     assert "8♣" not in waiting.text and "Anna" not in waiting.text
 
@@ -131,14 +131,14 @@ def test_a_waiting_panel_is_unchanged_by_another_players_move() -> None:
     assert after.acting == (1,)  # Boris's move: Carla still waits
     assert table_content(T, after, NOW) != table_content(T, snapshot(rank, names=three), NOW)
     assert panel_content(T, after, 2, NOW) == before
-    # Boris draws 8♦, which fits: still his move, and Carla's panel is still the same.
+    # Boris draws 8♦️, which fits: still his move, and Carla's panel is still the same.
     drawn = RANK.apply(step.state, 1, RANK.decode_action("d"), Random(1), NOW).state
     assert RANK.acting_seats(drawn) == (1,)
     assert panel_content(T, snapshot(drawn, names=three), 2, NOW) == before
     # He plays it: her turn, and her panel shows what she must follow.
     played = RANK.apply(drawn, 1, RANK.decode_action("p8d"), Random(1), NOW).state
     mine = panel_content(T, snapshot(played, names=three), 2, NOW)
-    assert mine != before and "On top: <b>8♦</b>" in mine.text and mine.keyboard
+    assert mine != before and "On top: <b>8♦️</b>" in mine.text and mine.keyboard
 
 
 def test_the_player_to_move_is_told_whose_last_card_his_move_settles() -> None:
@@ -210,3 +210,22 @@ def test_a_rematch_table_shows_the_series_score() -> None:
     game = replace(game, options={**game.options, "series": [2, 1]})
     assert "🔄 Series: Anna 2 · Boris 1" in table_content(T, game, NOW).text
     assert "Series" not in table_content(T, snapshot(state("7h", "Kd", "8c")), NOW).text
+
+
+def test_red_suits_are_drawn_red_and_black_ones_as_text() -> None:
+    """Telegram's apps draw ♥ and ♦ black like ♠ and ♣ unless they come in emoji
+    presentation (U+FE0F): hearts and diamonds do, so a hand reads at a glance."""
+    from bot.games.cards import parse_card
+    from bot.telegram.render.common import card_label
+
+    t = translator("en")
+    labels = [card_label(t, parse_card(code)) for code in ("7h", "Kd", "As", "Tc")]
+    assert labels == ["7♥\ufe0f", "K♦\ufe0f", "A♠", "10♣"]
+
+
+def test_scores_in_the_results_agree_with_their_numbers() -> None:
+    t = translator("en")
+    assert t.plural("results.score.advantage", 1, score="1") == "1 pair"
+    assert t.plural("results.score.advantage", 3, score="3") == "3 pairs"
+    assert t.plural("results.score", 1, score="1") == "1 point"
+    assert t.plural("results.score", 2, score="1.5") == "1.5 points"

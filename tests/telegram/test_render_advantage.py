@@ -134,14 +134,14 @@ def test_table_shows_the_public_facts_and_never_a_hidden_card() -> None:
     assert "🔁 Cycle 1 · ⬇️ <b>Drop phase</b>" in text
     assert "Anna drops a card on a pile, if one fits." in text
     assert "🂠 Stock: 3 cards" in text
-    assert "① <b>K♥</b> · 1 card" in text
+    assert "① <b>K♥️</b> · 1 card" in text
     assert "② <b>6♠</b> · 2 cards" in text
-    assert "③ <b>5♦</b> · 1 card" in text
+    assert "③ <b>5♦️</b> · 1 card" in text
     assert "👉 <b>Anna</b> · 1 pair: 4" in text
-    assert "✋ 7♥ 9♠ 10♦ + 2 hidden" in text
+    assert "✋ 7♥️ 9♠ 10♦️ + 2 hidden" in text
     assert "<b>Boris</b> · 2 pairs: 6 J" in text
     assert "✋ Q♣ + 3 hidden" in text
-    for hidden in ("A♥", "5♣", "2♥", "8♣", "9♥"):
+    for hidden in ("A♥️", "5♣", "2♥️", "8♣", "9♥️"):
         assert hidden not in text
     assert "To move: <b>Anna</b> ⏳ 60 s" in text
     assert content.keyboard == ()
@@ -163,7 +163,7 @@ def test_table_says_what_the_exchange_and_the_drawn_card_phases_are() -> None:
     drawn = make(("7h", "Qc"), private=("Jh", ""), phase="drop_drawn", drawn=parse_card("Jh"))
     text = table_content(T, snapshot(drawn), NOW).text
     assert "Anna drew a card that fits: drop it or keep it." in text
-    assert "J♥" not in text
+    assert "J♥️" not in text
 
 
 def test_names_are_escaped_everywhere() -> None:
@@ -175,7 +175,7 @@ def test_names_are_escaped_everywhere() -> None:
     assert "Bo &amp; Co: Q♣" in panel
     their_turn = snapshot(make(("7h", "Qc"), to_move=1), names=("<b>Eve</b>", "Bo & Co"))
     other = panel_content(T, their_turn, 1, NOW).text
-    assert "&lt;b&gt;Eve&lt;/b&gt;: 7♥" in other and "<b>Eve</b>" not in other
+    assert "&lt;b&gt;Eve&lt;/b&gt;: 7♥️" in other and "<b>Eve</b>" not in other
 
 
 def test_a_computer_seat_is_named_and_has_no_panel() -> None:
@@ -208,27 +208,27 @@ def _fields(state: AdvantageState) -> dict[str, Any]:
 def test_panel_shows_the_whole_hand_with_hidden_cards_marked_and_only_its_own() -> None:
     state = make(("7h 9s", "Qc"), private=("Ah 5c", "2h 8c"))
     mine = panel_content(T, snapshot(state), 0, NOW).text
-    assert "✋ <b>Your hand</b>: 7♥ 9♠" in mine
-    assert "🔒 Only you see: 5♣ A♥" in mine
+    assert "✋ <b>Your hand</b>: 7♥️ 9♠" in mine
+    assert "🔒 Only you see: 5♣ A♥️" in mine
     assert "Boris: Q♣ + 2 hidden" in mine
-    assert "2♥" not in mine and "8♣" not in mine
+    assert "2♥️" not in mine and "8♣" not in mine
     theirs = panel_content(T, snapshot(state), 1, NOW).text
-    assert "✋ <b>Your hand</b>: Q♣" in theirs and "🔒 Only you see: 2♥ 8♣" in theirs
-    assert "A♥" not in theirs and "5♣" not in theirs
+    assert "✋ <b>Your hand</b>: Q♣" in theirs and "🔒 Only you see: 2♥️ 8♣" in theirs
+    assert "A♥️" not in theirs and "5♣" not in theirs
     assert "⏳ Not your turn — your move will show up here." in theirs
     their_turn = make(("7h 9s", "Qc"), private=("Ah 5c", "2h 8c"), to_move=1)
     theirs = panel_content(T, snapshot(their_turn), 1, NOW).text
-    assert "Anna: 7♥ 9♠ + 2 hidden" in theirs
-    assert "A♥" not in theirs and "5♣" not in theirs
+    assert "Anna: 7♥️ 9♠ + 2 hidden" in theirs
+    assert "A♥️" not in theirs and "5♣" not in theirs
 
 
 def test_a_waiting_panel_shows_his_own_cards_and_pairs_only() -> None:
     state = make(("7h 9s", "Qc"), private=("Ah 5c", "2h 8c"), pairs=("4s 4h", "Js Jd 6c 6h"))
     text = panel_content(T, snapshot(state), 1, NOW).text
     assert "Your pairs: 2 — 6 J" in text
-    assert "✋ <b>Your hand</b>: Q♣" in text and "🔒 Only you see: 2♥ 8♣" in text
+    assert "✋ <b>Your hand</b>: Q♣" in text and "🔒 Only you see: 2♥️ 8♣" in text
     # Nothing that the other player's moves change: no piles, stock, cycle or his hand.
-    for public in ("K♥", "6♠", "Stock", "Cycle", "Anna", "7♥"):
+    for public in ("K♥️", "6♠", "Stock", "Cycle", "Anna", "7♥️"):
         assert public not in text, public
     assert panel_content(T, snapshot(state), 1, NOW).keyboard == ()
 
@@ -236,7 +236,7 @@ def test_a_waiting_panel_shows_his_own_cards_and_pairs_only() -> None:
 def test_a_waiting_panel_is_unchanged_by_the_other_players_move() -> None:
     state = make(("9c", "Qc"), private=("", "2h 8c"), piles=("Kh", "3h 6d", "5d"), stock="2c 7h")
     before = panel_content(T, snapshot(state), 1, NOW)
-    # Anna draws 7♥: the stock, her hand and the table change; Boris's cards do not.
+    # Anna draws 7♥️: the stock, her hand and the table change; Boris's cards do not.
     step = R.apply(state, 0, Draw(), Random(1), NOW)
     assert step.state.to_move == 0 and step.state.phase == "drop_drawn"
     after = snapshot(step.state, events=step.events)
@@ -253,7 +253,7 @@ def test_a_waiting_panel_is_unchanged_by_the_other_players_move() -> None:
 def test_panel_shows_whole_piles_top_first() -> None:
     text = panel_content(T, snapshot(make(("7h", "Qc"), piles=("Kh", "2s 3s 6s", "5d"))), 0, NOW)
     assert "② <b>6♠</b> on 3♠ 2♠" in text.text
-    assert "① <b>K♥</b>\n" in text.text
+    assert "① <b>K♥️</b>\n" in text.text
 
 
 def test_a_drawn_card_is_told_only_to_its_owner() -> None:
@@ -261,16 +261,16 @@ def test_a_drawn_card_is_told_only_to_its_owner() -> None:
     step = R.apply(state, 0, Draw(), Random(1), NOW)
     game = snapshot(step.state, events=step.events)
     mine = panel_content(T, game, 0, NOW)
-    assert "· 🔒 You drew 7♥" in mine.text
+    assert "· 🔒 You drew 7♥️" in mine.text
     assert "drew 1 from the stock" not in mine.text
-    assert "You drew <b>7♥</b> and it fits: <b>drop it</b> on a pile, or keep it." in mine.text
-    assert labels(mine) == ["7♥ → ① K♥", "7♥ → ② 6♦", "7♥ → ③ 5♦", "✋ Keep 7♥"]
+    assert "You drew <b>7♥️</b> and it fits: <b>drop it</b> on a pile, or keep it." in mine.text
+    assert labels(mine) == ["7♥️ → ① K♥️", "7♥️ → ② 6♦️", "7♥️ → ③ 5♦️", "✋ Keep 7♥️"]
     assert codes(mine) == legal_codes(game, 0)
     theirs = panel_content(T, game, 1, NOW).text
-    assert "drew" not in theirs and "7♥" not in theirs  # waiting: his own cards only
+    assert "drew" not in theirs and "7♥️" not in theirs  # waiting: his own cards only
     table = table_content(T, game, NOW).text
     assert "· Anna drew 1 from the stock" in table or "Anna drew a card that fits" in table
-    assert "7♥" not in table
+    assert "7♥️" not in table
 
 
 def test_few_drops_are_one_press_each_a_row_per_card() -> None:
@@ -281,7 +281,7 @@ def test_few_drops_are_one_press_each_a_row_per_card() -> None:
     )
     assert [[b.text for b in row] for row in content.keyboard] == [
         ["2♠ → ② 6♠"],
-        ["7♥ → ① K♥", "7♥ → ③ 5♦"],
+        ["7♥️ → ① K♥️", "7♥️ → ③ 5♦️"],
         ["J♣ → ② 6♠"],
     ]
     assert codes(content) == legal_codes(game, 0)
@@ -295,13 +295,13 @@ def test_many_drops_take_at_most_two_presses_and_cover_every_legal_move() -> Non
     assert len(game.legal[0]) > 9
     main = panel_content(T, game, 0, NOW)
     assert "2♠ → ② 6♠" in labels(main)  # a card that fits one pile still takes one press
-    assert "10♦ → …" in labels(main)
+    assert "10♦️ → …" in labels(main)
     found, deepest = reachable(game, 0)
     assert found == legal_codes(game, 0)
     assert deepest == 2
     screen = panel_content(T, game, 0, NOW, "d.Td")
-    assert "Which pile does <b>10♦</b> go on?" in screen.text
-    assert labels(screen) == ["10♦ → ① K♥", "10♦ → ② 6♠", "10♦ → ③ 5♦", "↩️ Back"]
+    assert "Which pile does <b>10♦️</b> go on?" in screen.text
+    assert labels(screen) == ["10♦️ → ① K♥️", "10♦️ → ② 6♠", "10♦️ → ③ 5♦️", "↩️ Back"]
     assert all(len(b.data.encode()) <= 64 for row in main.keyboard for b in row if b.data)
 
 
@@ -328,7 +328,7 @@ def test_exchange_offers_swaps_and_pass_or_draw_and_pass() -> None:
     game = snapshot(make(("7h 2s", "Qc"), phase="exchange", piles=("Kh", "3s 6s", "Td")))
     content = panel_content(T, game, 0, NOW)
     assert "🔄 <b>Swap?</b> Give one card and take a whole pile into your hand" in content.text
-    assert "2♠ ⇄ ② 6♠" in labels(content) and "7♥ ⇄ ① K♥" in labels(content)
+    assert "2♠ ⇄ ② 6♠" in labels(content) and "7♥️ ⇄ ① K♥️" in labels(content)
     assert labels(content)[-1] == "Pass"
     assert codes(content) == legal_codes(game, 0)
     stuck = snapshot(make(("9c", "Qc"), phase="exchange", piles=("Kh", "3h 6d", "5d")))
@@ -343,10 +343,10 @@ def test_exchange_after_a_draw_offers_the_drawn_card_or_pass() -> None:
     step = R.apply(state, 0, Draw(), Random(1), NOW)
     game = snapshot(step.state, events=step.events)
     content = panel_content(T, game, 0, NOW)
-    assert "You drew <b>7♥</b>: <b>swap it</b> for a pile, or pass." in content.text
+    assert "You drew <b>7♥️</b>: <b>swap it</b> for a pile, or pass." in content.text
     assert codes(content) == legal_codes(game, 0)
     assert labels(content)[-1] == "Pass"
-    assert all(label.startswith("7♥ ⇄") for label in labels(content)[:-1])
+    assert all(label.startswith("7♥️ ⇄") for label in labels(content)[:-1])
 
 
 def test_many_swaps_open_a_pile_picker() -> None:
@@ -356,10 +356,10 @@ def test_many_swaps_open_a_pile_picker() -> None:
     game = snapshot(state)
     found, deepest = reachable(game, 0)
     assert found == legal_codes(game, 0) and deepest == 2
-    assert "7♥ ⇄ …" in labels(panel_content(T, game, 0, NOW))
+    assert "7♥️ ⇄ …" in labels(panel_content(T, game, 0, NOW))
     screen = panel_content(T, game, 0, NOW, "x.7h")
-    assert "Which pile do you take for <b>7♥</b>?" in screen.text
-    assert labels(screen)[0].startswith("7♥ ⇄")
+    assert "Which pile do you take for <b>7♥️</b>?" in screen.text
+    assert labels(screen)[0].startswith("7♥️ ⇄")
 
 
 def test_random_positions_always_offer_exactly_the_legal_moves() -> None:
@@ -375,7 +375,7 @@ def test_random_positions_always_offer_exactly_the_legal_moves() -> None:
             for s in (0, 1):
                 for hidden in state.private[s]:
                     label = hidden.code.replace("T", "10")[:-1]
-                    symbol = {"s": "♠", "h": "♥", "d": "♦", "c": "♣"}[hidden.code[-1]]
+                    symbol = {"s": "♠", "h": "♥️", "d": "♦️", "c": "♣"}[hidden.code[-1]]
                     assert label + symbol not in table
             state = R.apply(state, seat, R.choose(state, seat, rng), rng, NOW).state
 

@@ -68,7 +68,7 @@ def snapshot(
 
 
 def play_state(**kwargs: Any) -> DavaykaState:
-    """Anna's 7♥ fits both 8♣ and 6♦, her Q♠ fits nothing, her 5♥ fits 6♦; Boris's 9♦ fits
+    """Anna's 7♥️ fits both 8♣ and 6♦️, her Q♠ fits nothing, her 5♥️ fits 6♦️; Boris's 9♦️ fits
     8♣. Face-down cards are ones that appear nowhere face up."""
     defaults: dict[str, Any] = dict(
         rows=[
@@ -85,7 +85,7 @@ def play_state(**kwargs: Any) -> DavaykaState:
     return make_state(**defaults)
 
 
-HIDDEN = ("2♠", "3♠", "4♠", "2♥", "3♥", "2♦", "2♣", "3♣", "4♣", "10♥", "J♥", "10♣", "J♦")
+HIDDEN = ("2♠", "3♠", "4♠", "2♥️", "3♥️", "2♦️", "2♣", "3♣", "4♣", "10♥️", "J♥️", "10♣", "J♦️")
 
 
 def shown_cards(text: str) -> set[str]:
@@ -110,13 +110,14 @@ def test_table_draws_both_rows_the_centre_and_what_happens_next_without_face_dow
     text = content.text
     assert "🔥 <b>Round 1</b> — play! No turns" in text
     assert "<b>Anna</b> · stock 2 · 🏆 0" in text and "<b>Boris</b> · stock 1 · 🏆 0" in text
-    assert "7♥▪▪▪   Q♠▪▪   5♥▪   —" in text
-    assert "9♦▪▪▪   —   K♦   A♣" in text
-    assert "🎯 Centre: <b>8♣</b> and <b>6♦</b> (2 + 1 cards)" in text
+    assert "7♥️▪▪▪   Q♠▪▪   5♥️▪   —" in text
+    assert "9♦️▪▪▪   —   K♦️   A♣" in text
+    assert "🎯 Centre: <b>8♣</b> and <b>6♦️</b> (2 + 1 cards)" in text
     assert "🤖 Autopilot: Anna in 7 s · Boris in 7 s" in text
     assert shown_cards(text) == {"7♥", "Q♠", "5♥", "9♦", "K♦", "A♣", "8♣", "6♦"}
     assert content.keyboard == ()
-    assert all(len(line) <= 50 for line in text.split("\n") if not line.startswith("To move"))
+    assert all(len(line) <= 50 for line in text.split("\n"))
+    assert "To move" not in text, "a real-time game has no turns"
 
 
 def test_table_before_the_round_counts_down_and_marks_who_is_ready() -> None:
@@ -127,7 +128,7 @@ def test_table_before_the_round_counts_down_and_marks_who_is_ready() -> None:
     assert "<b>Boris ✅</b> · stock 16" in text and "<b>Anna</b> · stock 16" in text
     assert "🎯 Centre: empty until the round starts" in text
     assert "The round starts in 4 s, or as soon as both press Ready." in text
-    assert "To move: <b>Anna</b> ⏳ 4 s" in text
+    assert "To move" not in text  # the line above says it, without turns
     tops = {pile[-1].label for row in state.rows for pile in row}
     assert shown_cards(text) == tops
 
@@ -143,7 +144,7 @@ def test_table_in_a_stall_says_when_new_cards_come_and_warns_of_a_forfeit() -> N
     )
     text = table_content(T, snapshot(state), NOW + 1).text
     assert "🛑 <b>Round 1</b> — nobody can move" in text
-    assert "«Давай-ка!» New centre cards in 2 s, or as soon as both call it." in text
+    assert "«Davay-ka!» New centre cards in 2 s, or as soon as both call it." in text
     assert "<b>Anna ✅</b>" in text
     assert "🚪 Boris loses in 19 s without a press." in text
     assert "Anna loses" not in text
@@ -206,7 +207,7 @@ def test_names_are_escaped_everywhere() -> None:
     assert "Bo &amp; Co" in panel
     state = play_state(last_move=LastMove(1, 0, parse_card("9d"), 0, False))
     assert (
-        "⚡ Bo &amp; Co played 9♦."
+        "⚡ Bo &amp; Co played 9♦️."
         in panel_content(T, snapshot(state, names=("A", "Bo & Co")), 0, NOW).text
     )
 
@@ -222,9 +223,9 @@ def test_a_computer_seat_is_named_as_one() -> None:
 def test_panel_has_one_place_per_pile_and_a_choice_under_a_card_that_fits_both() -> None:
     game = snapshot(play_state())
     content = panel_content(T, game, 0, NOW)
-    # Pile 1's 7♥ fits both 8♣ and 6♦: ⬅ above, ➡ below. Q♠ fits nothing; 5♥ fits 6♦ (✓);
+    # Pile 1's 7♥️ fits both 8♣ and 6♦️: ⬅ above, ➡ below. Q♠ fits nothing; 5♥️ fits 6♦️ (✓);
     # pile 4 is empty. Every other place of the second row has nothing to press.
-    assert labels(content) == [["7♥ ⬅", "Q♠", "5♥ ✓", "·"], ["7♥ ➡", "·", "·", "·"]]
+    assert labels(content) == [["7♥️ ⬅", "Q♠", "5♥️ ✓", "·"], ["7♥️ ➡", "·", "·", "·"]]
     places = [[b.data for b in row] for row in content.keyboard]
     assert places[0][3] == places[1][1] == "-"
     pressed = [[parse(data) for data in row if data != "-"] for row in places]
@@ -278,7 +279,7 @@ def test_panel_of_a_player_without_a_move_shows_his_cards_to_tap_when_they_fit()
     assert "None of your cards fits now — keep an eye on the centre." in content.text
     assert "Not your turn" not in content.text
     boris = panel_content(T, snapshot(state), 1, NOW)
-    assert labels(boris)[0] == ["9♦ ✓", "·", "·", "·"]
+    assert labels(boris)[0] == ["9♦️ ✓", "·", "·", "·"]
 
 
 def test_ready_and_davayka_buttons_and_what_follows_a_press() -> None:
@@ -294,13 +295,13 @@ def test_ready_and_davayka_buttons_and_what_follows_a_press() -> None:
 
     stall = play_state(rows=[[cs("2s Kh")], [cs("2c Ks")]], phase="stall")
     flip = panel_content(T, snapshot(stall), 1, NOW)
-    assert labels(flip) == [["K♠", "·", "·", "·"], ["🔔 Давай-ка!"]]
+    assert labels(flip) == [["K♠", "·", "·", "·"], ["🔔 Davay-ka!"]]
     assert parse(flip.keyboard[1][0].data) == ActPress(7, 0, "f")
-    assert "press <b>Давай-ка!</b>" in flip.text and "in 3 s" in flip.text
+    assert "press <b>Davay-ka!</b>" in flip.text and "in 3 s" in flip.text
     pressed = play_state(rows=[[cs("2s Kh")], [cs("2c Ks")]], phase="stall", pressed=(0, 1))
     waiting = panel_content(T, snapshot(pressed), 1, NOW)
     assert labels(waiting)[1] == ["⏳ Waiting for Anna"]
-    assert "🔔 You called «Давай-ка!» New cards come when Anna does too" in waiting.text
+    assert "🔔 You called «Davay-ka!» New cards come when Anna does too" in waiting.text
 
 
 def test_a_panel_is_unchanged_by_the_other_players_ready_and_davayka_presses() -> None:
@@ -320,11 +321,11 @@ def test_a_panel_is_unchanged_by_the_other_players_ready_and_davayka_presses() -
 
 def test_panel_says_what_just_happened_to_the_reader() -> None:
     theirs = play_state(last_move=LastMove(1, 0, parse_card("9d"), 0, False))
-    assert "⚡ Boris played 9♦." in panel_content(T, snapshot(theirs), 0, NOW).text
+    assert "⚡ Boris played 9♦️." in panel_content(T, snapshot(theirs), 0, NOW).text
     auto = play_state(last_move=LastMove(0, 0, parse_card("7h"), 0, True))
-    assert "🤖 The autopilot played your 7♥." in panel_content(T, snapshot(auto), 0, NOW).text
+    assert "🤖 The autopilot played your 7♥️." in panel_content(T, snapshot(auto), 0, NOW).text
     mine = play_state(last_move=LastMove(0, 0, parse_card("7h"), 0, False))
-    assert "You played 7♥." in panel_content(T, snapshot(mine), 0, NOW).text
+    assert "You played 7♥️." in panel_content(T, snapshot(mine), 0, NOW).text
 
 
 def test_a_new_round_panel_says_who_won_the_last_one() -> None:
@@ -355,26 +356,26 @@ def test_the_answer_to_a_move_says_the_card_where_it_went_and_what_the_pile_show
     step = DAVAYKA.apply(state, 0, DAVAYKA.decode_action("p011"), Random(0), NOW)
     after = replace(snapshot(step.state), events=step.events)
     assert (
-        press_answer(T, after, 100) == "7♥ → the right pile. Pile 1 now shows 4♠. Centre: 8♣ · 7♥."
+        press_answer(T, after, 100) == "7♥️ → the right pile. Pile 1 now shows 4♠. Centre: 8♣ · 7♥️."
     )
     assert press_answer(T, after, 101) is None  # not Boris's move
     step = DAVAYKA.apply(state, 0, DAVAYKA.decode_action("p211"), Random(0), NOW)
     again = replace(snapshot(step.state), events=step.events)
     assert (
-        press_answer(T, again, 100) == "5♥ → the right pile. Pile 3 now shows 2♦. Centre: 8♣ · 5♥."
+        press_answer(T, again, 100) == "5♥️ → the right pile. Pile 3 now shows 2♦️. Centre: 8♣ · 5♥️."
     )
     alone = play_state(rows=[[cs("2s 3s 4s 7h"), (), cs("5h"), ()], [cs("2c 3c 4c 9d")]])
     step = DAVAYKA.apply(alone, 0, DAVAYKA.decode_action("p2x1"), Random(0), NOW)
     emptied = replace(snapshot(step.state), events=step.events)
     assert (
         press_answer(T, emptied, 100)
-        == "5♥ → the right pile. Pile 3 is empty now. Centre: 8♣ · 5♥."
+        == "5♥️ → the right pile. Pile 3 is empty now. Centre: 8♣ · 5♥️."
     )
     last = play_state(rows=[[(), (), cs("5h"), ()], [cs("2c 3c 4c 9d")]])
     step = DAVAYKA.apply(last, 0, DAVAYKA.decode_action("p2x1"), Random(0), NOW)
     out = replace(snapshot(step.state), events=step.events)
     assert press_answer(T, out, 100) == (
-        "5♥ → the right pile. «Аут!» Your row is empty: the round is yours."
+        "5♥️ → the right pile. «Out!» Your row is empty: the round is yours."
     )
     ru = translator("ru")
     answer = press_answer(ru, after, 100)
@@ -397,4 +398,35 @@ def test_every_event_reads_as_a_sentence() -> None:
     for code in EVENT_CODES:
         line = event_line(T, game, Event(code, 0, args))
         assert line and not line.startswith("event.") and "{" not in line, code
-    assert event_line(T, game, Event("davayka.played", 1, args)) == "Boris plays 7♥"
+    assert event_line(T, game, Event("davayka.played", 1, args)) == "Boris plays 7♥️"
+
+
+def test_timeouts_read_as_what_happened_and_the_calls_speak_the_readers_language() -> None:
+    game = snapshot(play_state())
+    said = {
+        kind: event_line(T, game, Event("davayka.timeout", 0, {"kind": kind}))
+        for kind in ("countdown", "stall", "idle", "forfeit")
+    }
+    assert said["countdown"] == "⏰ Anna was not ready: the round starts all the same"
+    assert said["idle"] == "🤖 Anna is idle: the autopilot plays a card"
+    assert len(set(said.values())) == 4 and not any("Time's up" in s for s in said.values())
+    assert event_line(T, game, Event("davayka.out", 1)) == "📣 Boris: «Out!» — the row is empty"
+    english = "".join(T(key) for key in ("davayka.button_flip", "rules.davayka"))
+    assert not set("АаДдйкуЙ") & set(english), "no Cyrillic in English"
+    ru = translator("ru")
+    assert ru("davayka.button_flip") == "🔔 Давай-ка!"
+
+
+def test_a_cancelled_game_keeps_its_table_without_clocks() -> None:
+    text = table_content(T, snapshot(play_state(), status="cancelled"), NOW).text
+    assert "7♥️▪▪▪   Q♠▪▪   5♥️▪   —" in text and "Autopilot" not in text
+    assert text.splitlines()[-1] == "🚫 <b>Davay-ka!</b> was cancelled."
+
+
+def test_a_drawn_game_says_draw_not_only_two_gold_medals() -> None:
+    state = play_state(phase="over", winner=None, end_reason="rounds")
+    text = table_content(T, snapshot(state, status="finished"), NOW).text
+    assert text.count("🥇") == 2
+    assert "🤝 A draw: nobody comes first alone." in text
+    won = play_state(phase="over", winner=0, end_reason="cards")
+    assert "🤝" not in table_content(T, snapshot(won, status="finished"), NOW).text

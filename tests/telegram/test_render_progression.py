@@ -126,13 +126,13 @@ def test_table_shows_every_stack_score_total_and_the_middle() -> None:
     assert "Anna is playing a card." in text
     assert "👉 <b>Anna</b> · 40 pts · deal +27" in text
     assert "   ♠ K J 2 6 7 8 → <b>+33</b>" in text
-    assert "   ♥ A → <b>-20</b>" in text
-    assert "   ♦ Q 9 10 → <b>+14</b>" in text
+    assert "   ♥️ A → <b>-20</b>" in text
+    assert "   ♦️ Q 9 10 → <b>+14</b>" in text
     assert "<b>🤖 Computer 1</b> · 12 pts · deal +2" in text
     assert "   ♠ 5 9 → <b>+2</b>" in text
     assert "<b>Carla</b> · -5 pts · deal 0\n   <i>no stacks yet</i>" in text
     # The middle: whole stacks, the top card (the one that can be taken) in bold.
-    assert "   ♠ 3 4 <b>Q</b>\n   ♦ <b>7</b>\n   ♣ <b>10</b>" in text
+    assert "   ♠ 3 4 <b>Q</b>\n   ♦️ <b>7</b>\n   ♣ <b>10</b>" in text
     assert "To move: <b>Anna</b> ⏳ 50 s" in text
     assert "Your hand" not in text
     # Phone width: the visible text (tags aside) stays within about 35 characters a line.
@@ -156,32 +156,32 @@ def test_names_are_escaped() -> None:
     assert "&lt;b&gt;Eve&lt;/b&gt;" in text and "A&amp;B" in text and "<b>Eve</b>" not in text
     carla_to_move = snapshot(replace(midgame(), to_move=2), names=("<b>Eve</b>", None, "A&B"))
     panel = panel_content(T, carla_to_move, 2, NOW).text
-    assert "&lt;b&gt;Eve&lt;/b&gt; (+27): ♠ K J 2 6 7 8 · ♥ A · ♦ Q 9 10" in panel
+    assert "&lt;b&gt;Eve&lt;/b&gt; (+27): ♠ K J 2 6 7 8 · ♥️ A · ♦️ Q 9 10" in panel
 
 
 def test_play_is_a_card_then_one_of_its_legal_places() -> None:
     game = snapshot(midgame())
     main = panel_content(T, game, 0, NOW)
-    assert "Your hand: <b>9♥ K♦ 2♣ 3♣ 4♣</b>" in main.text
-    assert "Fit your own stacks: 9♥ 2♣ 3♣ 4♣" in main.text
+    assert "Your hand: <b>9♥️ K♦️ 2♣ 3♣ 4♣</b>" in main.text
+    assert "Fit your own stacks: 9♥️ 2♣ 3♣ 4♣" in main.text
     assert "<b>Play a card</b>" in main.text and "👉 <b>Your move</b>" in main.text
     found = presses(main)
-    assert list(found) == ["9♥", "K♦ → middle", "2♣", "3♣", "4♣"]
-    choosing = [p for label, p in found.items() if label != "K♦ → middle"]
+    assert list(found) == ["9♥️", "K♦️ → middle", "2♣", "3♣", "4♣"]
+    choosing = [p for label, p in found.items() if label != "K♦️ → middle"]
     assert all(isinstance(p, ScreenPress) and p.version == 3 for p in choosing)
-    assert found["9♥"].screen == "card.9h"
-    # K♦ fits none of her stacks: the middle is its only place, so one press plays it there.
-    direct = found["K♦ → middle"]
+    assert found["9♥️"].screen == "card.9h"
+    # K♦️ fits none of her stacks: the middle is its only place, so one press plays it there.
+    direct = found["K♦️ → middle"]
     assert isinstance(direct, ActPress) and direct.version == 3
     assert P.decode_action(direct.code) == PlayCard(cards("Kd")[0], True)
 
-    # 9♥ fits on Anna's ♥ stack (A, -20 → 9 → 0): both places.
+    # 9♥️ fits on Anna's ♥️ stack (A, -20 → 9 → 0): both places.
     hearts = panel_content(T, game, 0, NOW, "card.9h")
-    assert "Where does <b>9♥</b> go?" in hearts.text
+    assert "Where does <b>9♥️</b> go?" in hearts.text
     places = presses(hearts)
-    assert list(places) == ["My ♥ stack (+20)", "Middle ♥", "↩️ Back"]
-    assert P.decode_action(places["My ♥ stack (+20)"].code) == PlayCard(cards("9h")[0], False)
-    assert P.decode_action(places["Middle ♥"].code) == PlayCard(cards("9h")[0], True)
+    assert list(places) == ["My ♥️ stack (+20)", "Middle ♥️", "↩️ Back"]
+    assert P.decode_action(places["My ♥️ stack (+20)"].code) == PlayCard(cards("9h")[0], False)
+    assert P.decode_action(places["Middle ♥️"].code) == PlayCard(cards("9h")[0], True)
     assert places["↩️ Back"] == ScreenPress(7, 3, "main")
 
     # Every legal play is reachable, in one press or through its card's screen, and nothing
@@ -209,10 +209,10 @@ def test_take_offers_the_draw_pile_and_the_middle_tops_but_not_the_card_just_pla
     state = P.apply(midgame(), 0, P.decode_action("u9h"), Random(1), NOW).state
     game = snapshot(state)
     content = panel_content(T, game, 0, NOW)
-    assert "You put 9♥ in the middle. <b>Take a card</b>" in content.text
+    assert "You put 9♥️ in the middle. <b>Take a card</b>" in content.text
     assert content.keyboard[0][0].text == "🂠 Draw pile (20)"
     found = presses(content)
-    assert list(found) == ["🂠 Draw pile (20)", "Q♠", "7♦", "10♣"]
+    assert list(found) == ["🂠 Draw pile (20)", "Q♠", "7♦️", "10♣"]
     decoded = {label: P.decode_action(p.code) for label, p in found.items()}
     assert decoded["🂠 Draw pile (20)"] == TakeCard(None)
     assert {code for code, _ in game.legal[0]} == {p.code for p in found.values()}
@@ -223,7 +223,7 @@ def test_with_nothing_to_take_in_the_middle_only_the_draw_pile_is_offered() -> N
     state = build_state([cards("9h 2c 3c 4c Kd"), cards("5c"), cards("6c")], opened=NOW)
     state = P.apply(state, 0, P.decode_action("u9h"), Random(1), NOW).state
     content = panel_content(T, snapshot(state), 0, NOW)
-    assert "You put 9♥ in the middle. <b>Take a card</b> from the draw pile." in content.text
+    assert "You put 9♥️ in the middle. <b>Take a card</b> from the draw pile." in content.text
     assert buttons(content) == ["🂠 Draw pile (45)"]
 
 
@@ -240,7 +240,7 @@ def test_backstop_leaves_only_the_draw_pile() -> None:
 def test_waiting_player_sees_his_stacks_and_hand_and_no_buttons() -> None:
     content = panel_content(T, snapshot(midgame()), 2, NOW)
     assert content.keyboard == ()
-    assert "Your hand: <b>2♥ 10♥ J♥ Q♥ 6♣</b>" in content.text
+    assert "Your hand: <b>2♥️ 10♥️ J♥️ Q♥️ 6♣</b>" in content.text
     assert "<b>You</b> · -5 pts · deal 0" in content.text
     assert "⏳ Not your turn — your move will show up here." in content.text
     # What the others' turns change is for the player to move (and the group) only.
@@ -250,8 +250,8 @@ def test_waiting_player_sees_his_stacks_and_hand_and_no_buttons() -> None:
 
 def test_the_player_to_move_sees_the_others_stacks_and_the_middle() -> None:
     content = panel_content(T, snapshot(replace(midgame(), to_move=2)), 2, NOW)
-    assert "Middle tops: Q♠ 7♦ 10♣" in content.text
-    assert "Anna (+27): ♠ K J 2 6 7 8 · ♥ A · ♦ Q 9 10" in content.text
+    assert "Middle tops: Q♠ 7♦️ 10♣" in content.text
+    assert "Anna (+27): ♠ K J 2 6 7 8 · ♥️ A · ♦️ Q 9 10" in content.text
     assert "👉 <b>Your move</b>" in content.text and content.keyboard
 
 
@@ -275,21 +275,25 @@ def test_between_deals_the_group_sees_the_score_sheet_and_anyone_may_press_next(
     assert "📋 <b>Deal 1 is over</b> — score sheet" in text
     assert (
         "<b>Anna</b> · deal +47 → 87 pts\n   ♠ K J 2 6 7 8 → <b>+33</b>\n"
-        "   ♦ Q 9 10 → <b>+14</b>" in text
+        "   ♦️ Q 9 10 → <b>+14</b>" in text
     )
     assert (
         "<b>🤖 Computer 1</b> · deal -28 → -16 pts\n   ♠ 5 9 → <b>+2</b>\n"
-        "   ♥ A K → <b>-30</b>" in text
+        "   ♥️ A K → <b>-30</b>" in text
     )
     assert "<b>Carla</b> · deal 0 → -5 pts\n   ♣ A K 7 → <b>0</b>" in text
-    assert "Deal 2 starts in a few seconds, or when a player presses Next." in text
-    assert "⏳ 6 s" in text  # the 8-second pause
+    assert (
+        "Deal 2 starts by itself within 20 s — or at once when a player presses «⏭ Deal 2 now»."
+        in text
+    )
+    assert "⏳ 18 s" in text  # the 20-second pause: long enough to read the sheet
     assert "tied" not in text.lower()
     for seat in (0, 2):
         panel = panel_content(T, game, seat, NOW)
         found = presses(panel)
         assert list(found) == ["⏭ Deal 2 now"]
         assert found["⏭ Deal 2 now"] == ActPress(7, 3, "n")
+        assert "Not your turn" not in panel.text, "he has a button to press"
     anna = panel_content(T, game, 0, NOW).text
     assert "You scored <b>+47</b> → 87 pts." in anna
     assert "1. Anna — 87 pts\n2. Carla — -5 pts\n3. 🤖 Computer 1 — -16 pts" in anna
@@ -314,3 +318,12 @@ def test_the_end_shows_the_last_sheet_the_winner_and_rematch() -> None:
     assert panel.keyboard == ()
     assert "You scored <b>+47</b> → 127 pts." in panel.text
     assert "Game over — you finished 1 of 3" in panel.text
+
+
+def test_a_game_that_stopped_says_nobody_is_playing_a_card() -> None:
+    """Everyone away (finished early) or cancelled: the table keeps the deal as it stood, but
+    nobody is "playing a card" any more."""
+    for status in ("finished", "cancelled"):
+        text = table_content(T, snapshot(midgame(), status=status), NOW).text
+        assert "<b>Deal 1</b> · match to 100 points" in text
+        assert "is playing a card" not in text, status

@@ -124,12 +124,12 @@ def label(c: Card) -> str:
 def test_table_shows_trumps_sizes_the_pile_top_first_and_what_the_mover_faces() -> None:
     game = snapshot(position("7s 9d Ah", "Qc Kc", pile="6c 7c 8c 9c Tc Jd 8d"))
     text = table_content(T, game, NOW).text
-    assert "👉 Anna — trumps ♥ · 3 cards" in text
+    assert "👉 Anna — trumps ♥️ · 3 cards" in text
     assert "Boris — trumps ♠ · 2 cards" in text
     assert "Pile: 7 cards" in text
     # Top first, at most five, and "…" for the cards further down.
-    assert "On top: <b>8♦</b>, then J♦ 10♣ 9♣ 8♣ …" in text
-    assert "Anna must beat <b>8♦</b> or take 3 cards." in text
+    assert "On top: <b>8♦️</b>, then J♦️ 10♣ 9♣ 8♣ …" in text
+    assert "Anna must beat <b>8♦️</b> or take 3 cards." in text
     assert "To move: <b>Anna</b> ⏳ 60 s" in text
 
 
@@ -146,7 +146,7 @@ def test_table_while_trumps_are_chosen_has_no_pile_and_says_who_chooses() -> Non
     assert "Anna — no trumps yet" in text and "Pile" not in text
     state = TRUMPS.apply(state, 1, ChooseTrump(D), Random(0), NOW).state
     text = table_content(T, snapshot(state), NOW).text
-    assert "Boris — trumps ♦" in text and "cards" not in text
+    assert "Boris — trumps ♦️" in text and "cards" not in text
     assert "Anna chooses a trump suit from the three left." in text
 
 
@@ -171,7 +171,7 @@ def test_table_in_a_private_chat_leaves_the_pile_to_the_panel_below_it() -> None
     assert "Pile" not in text and "must beat" not in text
     panel = panel_content(T, game, 0, NOW).text
     assert "Trumps: you" not in panel  # the table right above says it
-    assert "On top: <b>8♦</b>" in panel and "Beat <b>8♦</b>" in panel
+    assert "On top: <b>8♦️</b>" in panel and "Beat <b>8♦️</b>" in panel
 
 
 def test_names_are_escaped_on_the_table_and_in_the_panel() -> None:
@@ -179,11 +179,11 @@ def test_names_are_escaped_on_the_table_and_in_the_panel() -> None:
     recent = (Event("trumps.led", 0, {"card": parse_card("8d")}),)
     game = snapshot(state, names=("<b>Eve</b>", "Bo & Co"), recent=recent)
     table = table_content(T, game, NOW).text
-    assert "&lt;b&gt;Eve&lt;/b&gt; — trumps ♥" in table and "Bo &amp; Co" in table
+    assert "&lt;b&gt;Eve&lt;/b&gt; — trumps ♥️" in table and "Bo &amp; Co" in table
     assert "<b>Eve</b>" not in table
     panel = panel_content(T, game, 1, NOW).text
-    assert "Trumps: you <b>♠</b> · &lt;b&gt;Eve&lt;/b&gt; ♥" in panel
-    assert "· &lt;b&gt;Eve&lt;/b&gt; led 8♦" in panel
+    assert "Trumps: you <b>♠</b> · &lt;b&gt;Eve&lt;/b&gt; ♥️" in panel
+    assert "· &lt;b&gt;Eve&lt;/b&gt; led 8♦️" in panel
 
 
 def test_backstop_is_announced_near_the_move_limit() -> None:
@@ -208,7 +208,7 @@ def test_a_win_shows_places_and_rematch_and_tells_each_player() -> None:
     state, events = finish(position("7c", "Qd Kd", phase="lead"), "p7c")
     game = snapshot(state, recent=events)
     content = table_content(T, game, NOW)
-    assert "Anna — trumps ♥ · 0 cards" in content.text and "👉" not in content.text
+    assert "Anna — trumps ♥️ · 0 cards" in content.text and "👉" not in content.text
     assert "🏁 <b>Game over</b>" in content.text and "🥇 Anna" in content.text
     assert labels(content) == ["🔄 Rematch"]
     assert "🏆 You are out of cards — you win!" in panel_content(T, game, 0, NOW).text
@@ -222,7 +222,7 @@ def test_a_private_game_ends_with_the_table_telling_and_the_panel_showing_the_ha
     state, events = finish(position("Ac", "Qd Kd", phase="lead"), "pAc")
     game = snapshot(state, names=(None, "Boris"), kind="private", recent=events)
     table = table_content(T, game, NOW).text
-    assert "🤖 Computer 1 — trumps ♥ · 0 cards" in table and "On top: <b>A♣</b>" in table
+    assert "🤖 Computer 1 — trumps ♥️ · 0 cards" in table and "On top: <b>A♣</b>" in table
     assert "🥇 🤖 Computer 1" in table
     panel = panel_content(T, game, 1, NOW).text
     assert "Your hand — 2 cards:" in panel and "Game over — you finished 2 of 2." in panel
@@ -277,16 +277,16 @@ def test_the_backstop_ending_says_why(
 def test_the_dealer_chooses_from_four_suits_the_other_from_the_three_left() -> None:
     state = TRUMPS.new_game(2, {DEALER: 0}, Random(5), NOW)
     dealer = panel_content(T, snapshot(state), 0, NOW)
-    assert labels(dealer) == ["♠", "♥", "♦", "♣"] and codes(dealer) == ["ts", "th", "td", "tc"]
+    assert labels(dealer) == ["♠", "♥️", "♦️", "♣"] and codes(dealer) == ["ts", "th", "td", "tc"]
     assert "You deal, so you choose your trump suit first." in dealer.text
     waiting = panel_content(T, snapshot(state), 1, NOW)
     assert waiting.keyboard == () and "Anna deals and chooses a trump suit first" in waiting.text
     state = TRUMPS.apply(state, 0, ChooseTrump(H), Random(0), NOW).state
     other = panel_content(T, snapshot(state), 1, NOW)
-    assert labels(other) == ["♠", "♦", "♣"]
-    assert "Anna chose <b>♥</b> as trumps." in other.text
+    assert labels(other) == ["♠", "♦️", "♣"]
+    assert "Anna chose <b>♥️</b> as trumps." in other.text
     assert (
-        "Your trumps: <b>♥</b>. Now Boris chooses"
+        "Your trumps: <b>♥️</b>. Now Boris chooses"
         in panel_content(T, snapshot(state), 0, NOW).text
     )
 
@@ -295,10 +295,12 @@ def test_lead_offers_every_card_one_suit_to_a_row() -> None:
     game = snapshot(position("7s Ts 6h 9d Jd Qd 8c", "Qc Kc", phase="lead", moves=0))
     content = panel_content(T, game, 0, NOW)
     rows = [[b.text for b in row] for row in content.keyboard]
-    assert rows == [["7♠", "10♠"], ["6♥"], ["9♦", "J♦", "Q♦"], ["8♣"]]
+    # Her trumps (♥️) are marked: the suit that beats any other.
+    assert rows == [["7♠", "10♠"], ["6♥️ ★"], ["9♦️", "J♦️", "Q♦️"], ["8♣"]]
     assert sorted(codes(content)) == sorted(["p7s", "pTs", "p6h", "p9d", "pJd", "pQd", "p8c"])
     assert "You lead: lay any card." in content.text
-    assert "Your hand: 7 cards, on the buttons below." in content.text
+    # The hand by suit stays in the text, though every card is a button too.
+    assert "♠ 7 10\n♥️ 6 · trumps\n♦️ 9 J Q\n♣ 8" in content.text
     assert "👉 <b>Your move</b> ⏳ 60 s" in content.text
 
 
@@ -311,15 +313,15 @@ def test_a_long_suit_fills_two_even_rows(hand: str, rows: list[int]) -> None:
 
 
 def test_facing_a_card_offers_only_the_beaters_and_take_with_its_count() -> None:
-    # Anna's trumps are ♥. On 8♦ she beats with a higher ♦ or any ♥; ♠ and lower ♦ do not.
+    # Anna's trumps are ♥️. On 8♦️ she beats with a higher ♦️ or any ♥️; ♠ and lower ♦️ do not.
     game = snapshot(position("7s 6d 9d 6h Ah 8c", "Qc Kc", pile="6c 7c 8d"))
     content = panel_content(T, game, 0, NOW)
-    assert labels(content) == ["6♥", "A♥", "9♦", "📥 Take 3 cards"]
+    assert labels(content) == ["6♥️ ★", "A♥️ ★", "9♦️", "📥 Take 3 cards"]
     assert codes(content) == ["p6h", "pAh", "p9d", "k"]
-    assert "Beat <b>8♦</b> — or take 3 cards." in content.text
+    assert "Beat <b>8♦️</b> — or take 3 cards." in content.text
     # The hand is shown in full, one suit a line, her trumps marked.
     assert "Your hand — 6 cards:" in content.text
-    assert "♠ 7\n♥ 6 A · trumps\n♦ 6 9\n♣ 8" in content.text
+    assert "♠ 7\n♥️ 6 A · trumps\n♦️ 6 9\n♣ 8" in content.text
 
 
 @pytest.mark.parametrize(
@@ -343,14 +345,14 @@ def test_no_beater_means_only_take() -> None:
     game = snapshot(position("7s 6d", "Qc", pile="6c 8d"))
     content = panel_content(T, game, 0, NOW)
     assert labels(content) == ["📥 Take 2 cards"]
-    assert "You cannot beat <b>8♦</b>: take 2 cards." in content.text
+    assert "You cannot beat <b>8♦️</b>: take 2 cards." in content.text
 
 
 def test_after_a_beat_any_card_goes_on_top() -> None:
     game = snapshot(position("7s 6h 9d", "Qc Kc", pile="6c 7d 8d", phase="second"))
     content = panel_content(T, game, 0, NOW)
     assert sorted(codes(content)) == ["p6h", "p7s", "p9d"]
-    assert "You beat 7♦ with 8♦. Now lay one more card on top: any card." in content.text
+    assert "You beat 7♦️ with 8♦️. Now lay one more card on top: any card." in content.text
 
 
 def test_the_panel_tells_what_the_other_did_and_the_waiting_player_what_he_faces() -> None:
@@ -361,16 +363,16 @@ def test_the_panel_tells_what_the_other_did_and_the_waiting_player_what_he_faces
     )
     game = snapshot(position("7s 9d", "Qc Kc 6h", pile="6c 7c 8d", to_move=1), recent=recent)
     mover = panel_content(T, game, 1, NOW).text
-    assert "· Anna beat 6♣ with 7♣\n· Anna laid 8♦ on top" in mover
+    assert "· Anna beat 6♣ with 7♣\n· Anna laid 8♦️ on top" in mover
     assert "led 6♣" not in mover  # his own move is not repeated to him
-    assert "You cannot beat <b>8♦</b>: take 3 cards." in mover
+    assert "You cannot beat <b>8♦️</b>: take 3 cards." in mover
     waiting = panel_content(T, game, 0, NOW)
     assert waiting.keyboard == ()
-    assert "Trumps: you <b>♥</b> · Boris ♠" in waiting.text
-    assert "Your hand — 2 cards:" in waiting.text and "♦ 9" in waiting.text
+    assert "Trumps: you <b>♥️</b> · Boris ♠" in waiting.text
+    assert "Your hand — 2 cards:" in waiting.text and "♦️ 9" in waiting.text
     assert "⏳ Not your turn — your move will show up here." in waiting.text
     # What moves with Boris's moves is for Boris (and the group): not the pile, not his moves.
-    for public in ("8♦", "Pile", "must beat", "Anna beat"):
+    for public in ("8♦️", "Pile", "must beat", "Anna beat"):
         assert public not in waiting.text, public
 
 
@@ -392,7 +394,7 @@ def test_a_waiting_panel_is_unchanged_by_the_other_players_beat() -> None:
 def test_own_hand_only_never_the_other_one() -> None:
     game = snapshot(position("7s 9d", "Qc Kc 6h", pile="8d"))
     text = panel_content(T, game, 0, NOW).text
-    assert not {"Q♣", "K♣", "6♥"} & cards_in(text)
+    assert not {"Q♣", "K♣", "6♥️"} & cards_in(text)
     assert "♣ Q K" not in text and "♣ —" in text
 
 

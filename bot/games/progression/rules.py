@@ -10,7 +10,7 @@ Readings of the rules file where it is silent (each has a test):
 - Cards are dealt one at a time, starting left of the dealer. The draw pile is never empty
   during a turn (the deal ends the moment its last card is taken), so a player can always play
   (a public stack takes any card of its suit) and always take.
-- After a deal the state pauses in ``between_deals`` for ``BETWEEN_DEALS_SECONDS`` (8 s, not
+- After a deal the state pauses in ``between_deals`` for ``BETWEEN_DEALS_SECONDS`` (20 s, not
   ``turn_seconds``) with the deal's score sheet; ``on_deadline`` then, or any seat's ``Next``,
   deals the next deal. Nobody is late in that pause, so that deadline emits no timeout event;
   and nobody is to move in it (``acting_seats`` is empty, so computer seats do not cut the pause

@@ -12,7 +12,7 @@ HAND_SIZE: Final = 5
 DEFAULT_TARGET: Final = 200
 TARGETS: Final = (100, 200, 300)
 #: The pause between deals, while the score sheet is shown; independent of turn_seconds.
-BETWEEN_DEALS_SECONDS: Final = 8.0
+BETWEEN_DEALS_SECONDS: Final = 20.0
 #: After this many consecutive turns without a draw-pile take, the next player must draw.
 BACKSTOP_TURNS: Final = 3
 

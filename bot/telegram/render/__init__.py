@@ -122,8 +122,10 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
         keys = lobby_option_keys(snapshot, options, realtime=_realtime(snapshot.game_key))
         return render_lobby(t, snapshot, keys)
     title = esc(game_name(t, snapshot.game_key))
-    if snapshot.status == "cancelled":
-        return Content("\n".join([t("table.cancelled", game=title), *recent_lines(t, snapshot)]))
+    cancelled = t("table.cancelled", game=title)
+    if snapshot.status == "cancelled" and snapshot.public is None:
+        # A lobby called off: nothing was dealt.
+        return Content("\n".join([cancelled, *recent_lines(t, snapshot)]))
     head = [t("table.title", game=title, number=snapshot.game_id), *series_line(t, snapshot), ""]
     renderer = _renderer(snapshot.game_key)
     body = renderer.table(t, snapshot, now)
@@ -139,8 +141,12 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     if snapshot.status == "finished":
         tail += ["", t("table.over"), *render_results(t, snapshot), *_left_line(t, snapshot)]
         keyboard = rematch_keyboard(t, snapshot)
-    elif snapshot.chat_kind != "private":
-        # In a private game the panel just below says whose move it is.
+    elif snapshot.status == "cancelled":
+        # The last state of the game stays in sight, above the line that ends it.
+        tail += ["", cancelled]
+    elif snapshot.chat_kind != "private" and not _realtime(snapshot.game_key):
+        # In a private game the panel just below says whose move it is; a real-time game
+        # has no turns (its own lines say what happens next, and when).
         turn = ["", _turn_line(t, snapshot, now)]
         still_turn = ["", _turn_line(t, snapshot, TIMELESS)]
     text = "\n".join([*head, *body, *tail, *turn])
@@ -242,7 +248,11 @@ def _panel_parts(
         window = _window(snapshot)
         footer = [t("panel.your_move", left=time_left(t, window, now)).strip()]
         still_footer = [t("panel.your_move", left=time_left(t, window, TIMELESS)).strip()]
-    elif snapshot.status == "playing" and renderer.waits(snapshot, seat):
+    elif (
+        snapshot.status == "playing"
+        and not snapshot.legal.get(seat)
+        and renderer.waits(snapshot, seat)
+    ):
         # Not who is to move, which changes with every move: this panel is edited when his
         # own cards change or his turn comes, not on each move of the others.
         footer = [t("panel.wait")]

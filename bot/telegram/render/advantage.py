@@ -112,7 +112,8 @@ class AdvantageRenderer:
         else:
             lines += [
                 _cycle_line(t, view),
-                self._doing(t, snapshot, view),
+                # What someone is doing now: only while the game is played.
+                *([self._doing(t, snapshot, view)] if snapshot.status == "playing" else []),
                 _stock_line(t, view),
                 "",
                 *(

@@ -7,15 +7,17 @@ from collections.abc import Iterable, Mapping
 from html import escape
 from typing import Any
 
-from bot.games.cards import SUITS, Card
+from bot.games.cards import SUITS, Card, Suit
 from bot.games.engine import AUTOPILOT_AFTER, TURN_SECONDS, Event
 from bot.i18n import Translator
 from bot.services.lobby import LOBBY_IDLE_SECONDS, REMATCH_SECONDS
-from bot.services.types import INVITED, REMATCH_OF, SERIES, GameSnapshot, SeatInfo
+from bot.services.types import INVITED, REMATCH_OF, REMATCHED, SERIES, GameSnapshot, SeatInfo
 from bot.telegram.callbacks import LobbyPress, RematchPress, RulesPress
 from bot.telegram.render.content import Button, Content, Keyboard, rows
 
-_SUIT_SYMBOLS = {suit.value: suit.symbol for suit in SUITS}
+_SUIT_SYMBOLS = {
+    suit.value: suit.symbol + "\ufe0f" if suit.is_red else suit.symbol for suit in SUITS
+}
 #: Longest name shown; Telegram allows 64 characters, but a table must stay narrow.
 NAME_LIMIT = 24
 PLACE_MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
@@ -51,11 +53,21 @@ def rank_label(t: Translator, rank: int) -> str:
     return t(f"card.rank.{rank}")
 
 
+#: Red suits in emoji presentation (U+FE0F): Telegram's apps draw them red, where the bare
+#: symbols print black like spades and clubs. Black suits stay text: they read alike.
+RED = "\ufe0f"
+
+
+def suit_label(suit: Suit) -> str:
+    """``♥️`` (red) or ``♠``: a suit as the players read it."""
+    return suit.symbol + RED if suit.is_red else suit.symbol
+
+
 def card_label(t: Translator, card: Card) -> str:
-    """``10♥``, ``K♠``, ``🃏`` — ranks the reader's way, suits as symbols."""
+    """``10♥️``, ``K♠``, ``🃏`` — ranks the reader's way, suits as symbols, red ones red."""
     if card.suit is None:
         return "🃏"
-    return rank_label(t, card.rank) + card.suit.symbol
+    return rank_label(t, card.rank) + suit_label(card.suit)
 
 
 def cards_label(t: Translator, cards: Iterable[Card]) -> str:
@@ -97,11 +109,16 @@ def format_args(
 
 
 def event_line(t: Translator, snapshot: GameSnapshot, event: Event) -> str:
-    """One sentence for an event: "Anna played 7♥"."""
+    """One sentence for an event: "Anna played 7♥". An event with a ``kind`` reads as its
+    kind's own sentence where there is one (``event.<code>.<kind>``)."""
     args = format_args(t, snapshot, event.args)
     if event.seat is not None and event.seat < len(snapshot.seats):
         args["player"] = seat_name(t, snapshot, event.seat, marker=False)
-    return t(f"event.{event.code}", **args)
+    key = f"event.{event.code}"
+    kind = event.args.get("kind")
+    if isinstance(kind, str) and t.has(f"{key}.{kind}"):
+        key = f"{key}.{kind}"
+    return t(key, **args)
 
 
 def option_label(t: Translator, key: str, value: Any) -> str:
@@ -152,7 +169,7 @@ def render_lobby(t: Translator, snapshot: GameSnapshot, option_keys: Iterable[st
                 )
                 for key in option_keys
             ],
-            2,
+            1,  # one a row: a label in full on a phone, in every language
         ),
         (
             Button(t("button.start"), LobbyPress(game, "start").encode()),
@@ -203,13 +220,24 @@ def render_results(t: Translator, snapshot: GameSnapshot) -> list[str]:
     for seat in order:
         line = place_line(t, snapshot, seat, outcome.places[seat.seat])
         if outcome.scores is not None:
-            score = _number(outcome.scores[seat.seat])
+            value = outcome.scores[seat.seat]
+            # "1 pair", "2 pairs"; a fraction ("1.5 points") takes the plural of 2.
+            count = int(value) if float(value).is_integer() else 2
             key = f"results.score.{snapshot.game_key}"
-            line += " — " + t(key if t.has(key) else "results.score", score=score)
+            said = t.plural(key, count, score=_number(value))
+            if said == key:  # no words of the game's own: points
+                said = t.plural("results.score", count, score=_number(value))
+            line += " — " + said
         rating = rating_change(t, snapshot, seat.seat)
         if rating:
             line += " · " + rating
         lines.append(line)
+    places = [outcome.places[seat.seat] for seat in snapshot.seats]
+    if len(places) > 1 and len(set(places)) == 1:
+        lines.append(t("results.draw"))  # everyone first: say so, not only with medals
+    elif len(set(places)) < len(places):
+        shared = sorted({p for p in places if places.count(p) > 1})
+        lines.append(t("results.tied", places=", ".join(str(p) for p in shared)))
     return lines
 
 
@@ -222,6 +250,9 @@ def take_back_keyboard(t: Translator, snapshot: GameSnapshot) -> Keyboard:
 
 
 def rematch_keyboard(t: Translator, snapshot: GameSnapshot) -> tuple[tuple[Button, ...], ...]:
+    """A finished game's one button — until its rematch has been opened (one per game)."""
+    if REMATCHED in snapshot.options:
+        return ()
     return ((Button(t("button.rematch"), RematchPress(snapshot.game_id).encode()),),)
 
 

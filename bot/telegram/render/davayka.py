@@ -150,8 +150,9 @@ class DavaykaRenderer:
         names = [seat_name(t, snapshot, s) for s in (0, 1)]
         if view.finished:
             return [_end_line(t, snapshot, view), *_cards_left(t, snapshot, view)]
-        lines = [_phase_line(t, view), *_table_picture(t, view, names, (0, 1)), ""]
-        lines += self._clock_lines(t, view, names, now)
+        lines = [_phase_line(t, view), *_table_picture(t, view, names, (0, 1))]
+        if snapshot.status == "playing":  # stopped (cancelled, everyone away): no clocks
+            lines += ["", *self._clock_lines(t, view, names, now)]
         return lines
 
     @staticmethod

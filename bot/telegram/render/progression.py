@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 
 from bot.games.cards import SUITS, Card, Suit, parse_card
 from bot.games.progression import (
+    BETWEEN_DEALS_SECONDS,
     NextDeal,
     PlayCard,
     ProgressionView,
@@ -28,7 +29,7 @@ from bot.games.progression import (
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
 from bot.telegram.callbacks import ActPress, ScreenPress
-from bot.telegram.render.common import card_label, cards_label, rank_label, seat_name
+from bot.telegram.render.common import card_label, cards_label, rank_label, seat_name, suit_label
 from bot.telegram.render.content import Button, Keyboard, rows
 
 #: The sub-screen after choosing a card: ``card.7h`` — where does the seven of hearts go?
@@ -60,7 +61,7 @@ def stack_lines(
 ) -> list[str]:
     """One line per non-empty private stack: ``♠ K J 2 6 7 8 → +33``."""
     lines = [
-        t("progression.stack", suit=suit.symbol, cards=_ranks(t, stack), score=signed(score))
+        t("progression.stack", suit=suit_label(suit), cards=_ranks(t, stack), score=signed(score))
         for suit, stack, score in zip(SUITS, stacks, scores, strict=True)
         if stack
     ]
@@ -74,14 +75,14 @@ def _middle_lines(t: Translator, public: Sequence[Sequence[Card]]) -> list[str]:
             below = _ranks(t, stack[:-1])
             top = rank_label(t, stack[-1].rank)
             cards = f"{below} <b>{top}</b>" if below else f"<b>{top}</b>"
-            lines.append(t("progression.middle_stack", suit=suit.symbol, cards=cards))
+            lines.append(t("progression.middle_stack", suit=suit_label(suit), cards=cards))
     return lines or [t("progression.middle_empty")]
 
 
 def _inline_stacks(t: Translator, stacks: Sequence[Sequence[Card]]) -> str:
     """A player's stacks on one line: ``♠ 5 9 · ♥ A K``."""
     parts = [
-        f"{suit.symbol} {_ranks(t, stack)}"
+        f"{suit_label(suit)} {_ranks(t, stack)}"
         for suit, stack in zip(SUITS, stacks, strict=True)
         if stack
     ]
@@ -140,14 +141,14 @@ class ProgressionRenderer:
         if view.phase in (PHASE_BETWEEN, PHASE_OVER) and view.sheet is not None:
             lines = _sheet_lines(t, snapshot, view.sheet)
             # The winner is announced by the log (the match_won event) and the results below.
-            if not view.finished:
+            if not view.finished and snapshot.status == "playing":
                 lines += ["", *self._pause_lines(t, view)]
             return lines
         lines = [
             t("progression.deal", deal=view.deal, target=view.target),
             t.plural("progression.draw_pile", view.draw_size),
         ]
-        doing = _doing(t, snapshot, view)
+        doing = _doing(t, snapshot, view) if snapshot.status == "playing" else None
         if doing:
             lines.append(doing)
         for seat, stacks in enumerate(view.private_stacks):
@@ -172,7 +173,9 @@ class ProgressionRenderer:
         best = max(view.totals)
         if best >= view.target:
             lines.append(t("progression.tie", total=str(best)))
-        lines.append(t("progression.next_soon", deal=view.deal + 1))
+        lines.append(
+            t("progression.next_soon", deal=view.deal + 1, seconds=round(BETWEEN_DEALS_SECONDS))
+        )
         return lines
 
     def panel(
@@ -207,11 +210,11 @@ class ProgressionRenderer:
             if own is not None:
                 stack = view.private_stacks[seat][suit.order]
                 gain = stack_score((*stack, chosen)) - stack_score(stack)
-                label = t("progression.button_own", suit=suit.symbol, change=change(gain))
+                label = t("progression.button_own", suit=suit_label(suit), change=change(gain))
                 places.append(Button(label, _press(snapshot, own)))
             public = plays[chosen].get(True)
             if public is not None:
-                label = t("progression.button_middle", suit=suit.symbol)
+                label = t("progression.button_middle", suit=suit_label(suit))
                 places.append(Button(label, _press(snapshot, public)))
             back = Button(t("button.back"), show(MAIN_SCREEN))
             return lines, (tuple(places), (back,))
@@ -324,7 +327,10 @@ class ProgressionRenderer:
         ]
         if view.finished:
             return lines, ()
-        lines += ["", t("progression.next_soon", deal=view.deal + 1)]
+        lines += [
+            "",
+            t("progression.next_soon", deal=view.deal + 1, seconds=round(BETWEEN_DEALS_SECONDS)),
+        ]
         buttons = [
             Button(t("progression.button_next", deal=view.deal + 1), _press(snapshot, code))
             for code, action in legal

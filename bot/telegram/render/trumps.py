@@ -30,9 +30,11 @@ from bot.games.trumps.state import (
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
 from bot.telegram.callbacks import ActPress
-from bot.telegram.render.common import card_label, event_line, rank_label, seat_name
+from bot.telegram.render.common import card_label, event_line, rank_label, seat_name, suit_label
 from bot.telegram.render.content import Button, Keyboard
 
+#: After a card of the reader's own trump suit on his buttons.
+TRUMP_MARK = "★"
 #: Most card buttons in a row: a longer suit is split into even rows.
 ROW_WIDTH = 7
 #: The backstop is mentioned once this few moves are left.
@@ -44,7 +46,7 @@ def _is_private(snapshot: GameSnapshot) -> bool:
 
 
 def _suit(suit: Suit | None) -> str:
-    return "?" if suit is None else suit.symbol
+    return "?" if suit is None else suit_label(suit)
 
 
 def _player_line(t: Translator, snapshot: GameSnapshot, view: TrumpsView, seat: int) -> str:
@@ -54,11 +56,11 @@ def _player_line(t: Translator, snapshot: GameSnapshot, view: TrumpsView, seat: 
     if trump is None:
         status = t("trumps.no_trumps_yet")
     elif view.phase == CHOOSE_TRUMP:
-        status = t("trumps.player_trumps", suit=trump.symbol)
+        status = t("trumps.player_trumps", suit=suit_label(trump))
     else:
         status = t(
             "trumps.player_status",
-            suit=trump.symbol,
+            suit=suit_label(trump),
             cards=t.plural("trumps.cards", view.hand_sizes[seat]),
         )
     return f"{marker}{name} — {status}"
@@ -144,17 +146,15 @@ def _backstop_line(t: Translator, view: TrumpsView) -> list[str]:
     return [t("trumps.backstop_near", left=left, moves=view.max_moves)]
 
 
-def _hand_lines(t: Translator, view: TrumpsView, all_buttons: bool) -> list[str]:
-    """The hand, one suit a line; just its size when every card is a button anyway."""
+def _hand_lines(t: Translator, view: TrumpsView) -> list[str]:
+    """The hand, one suit a line (the buttons show only what may be played, a few a row)."""
     if not view.hand:
         return []
-    if all_buttons:
-        return [t.plural("trumps.your_hand_below", len(view.hand))]
     lines = [t.plural("trumps.your_hand", len(view.hand))]
     trump = view.trumps[view.seat] if view.seat is not None else None
     for suit in SUITS:
         ranks = " ".join(rank_label(t, c.rank) for c in view.hand if c.suit is suit) or "—"
-        line = f"{suit.symbol} {ranks}"
+        line = f"{suit_label(suit)} {ranks}"
         if suit is trump:
             line += " " + t("trumps.hand_trumps_mark")
         lines.append(line)
@@ -196,6 +196,8 @@ class TrumpsRenderer:
         if view.phase != CHOOSE_TRUMP:
             lines += ["", *_pile_lines(t, view)]
         if not view.finished:
+            if snapshot.status != "playing":
+                return lines  # stopped, not played out: no "to move" any more
             return [*lines, _situation(t, snapshot, view), *_backstop_line(t, view)]
         why = _why_it_ended(t, snapshot, view)
         return [*lines, why] if why else lines
@@ -211,7 +213,7 @@ class TrumpsRenderer:
 
         if view.phase == CHOOSE_TRUMP:
             suits = [
-                Button(a.suit.symbol, press(code))
+                Button(suit_label(a.suit), press(code))
                 for code, a in legal
                 if isinstance(a, ChooseTrump)
             ]
@@ -233,7 +235,9 @@ class TrumpsRenderer:
             lines.append("")
         playable = sum(1 for _, a in legal if isinstance(a, PlayCard))
         all_buttons = bool(view.hand) and playable == len(view.hand)
-        hand = _hand_lines(t, view, all_buttons)
+        # The hand by suit stays in the text even when every card is a button: the buttons
+        # are in rows of a few, the text shows the whole hand at a glance.
+        hand = _hand_lines(t, view)
         if view.finished and _is_private(snapshot):
             # The final table right above shows the pile and how the game ended.
             return hand, ()
@@ -248,8 +252,17 @@ class TrumpsRenderer:
             lines += [*hand, "", prompt] if hand else [prompt]
         lines += _backstop_line(t, view)
 
+        trump = view.trumps[seat]
+
+        def card_button(card: Card) -> str:
+            """The card, and a mark if it is his trump (the suit that beats any other)."""
+            shown = card_label(t, card)
+            return (
+                f"{shown} {TRUMP_MARK}" if card.suit is not None and card.suit is trump else shown
+            )
+
         cards = [
-            (a.card, Button(card_label(t, a.card), press(code)))
+            (a.card, Button(card_button(a.card), press(code)))
             for code, a in legal
             if isinstance(a, PlayCard)
         ]
@@ -269,12 +282,12 @@ class TrumpsRenderer:
         mine, theirs = view.trumps[seat], view.trumps[1 - seat]
         if view.to_move != seat:
             if mine is not None:
-                return [t("trumps.chose_wait", suit=mine.symbol, other=other)]
+                return [t("trumps.chose_wait", suit=suit_label(mine), other=other)]
             return [t("trumps.dealer_chooses_wait", other=other)]
         if theirs is None:
             lines = [t("trumps.you_choose_first")]
         else:
-            lines = [t("trumps.you_choose_second", other=other, suit=theirs.symbol)]
+            lines = [t("trumps.you_choose_second", other=other, suit=suit_label(theirs))]
         return [*lines, "", t("trumps.prompt_choose")]
 
     @staticmethod
