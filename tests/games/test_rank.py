@@ -26,7 +26,7 @@ from bot.games.rank import (
     RankState,
     RankView,
 )
-from bot.games.rank.model import RING, adjacent, sort_hand
+from bot.games.rank.model import AUTO_ROUND_LIMITS, RING, adjacent, sort_hand
 from bot.games.rank.rules import default_action
 
 NOW = 1000.0
@@ -87,7 +87,8 @@ def test_deal_five_cards_each_from_the_right_deck(players: int, deck_size: int) 
     assert Counter(every) == Counter(standard_deck(jokers=2) * (deck_size // 54))
     assert len(state.discard) == 1 and not state.discard[0].is_joker
     assert state.dealer == 1 and state.turn == 2 % players
-    assert state.phase == "play" and state.round == 1 and state.round_limit == 150
+    assert state.phase == "play" and state.round == 1
+    assert state.round_limit == AUTO_ROUND_LIMITS[players], "about ten minutes by default"
     assert RANK.next_deadline(state) == NOW + 60
     assert all(hand == sort_hand(hand) for hand in state.hands)
 
@@ -105,10 +106,15 @@ def test_dealer_by_lot_is_seeded_and_rematch_passes_the_deal() -> None:
 
 def test_options_round_limit_and_turn_seconds() -> None:
     assert [(o.key, o.choices, o.default) for o in RANK.options] == [
-        ("round_limit", (50, 150, 500), 150)
+        ("round_limit", (0, 25, 50, 100, 200), 0)
     ]
-    state = RANK.new_game(3, {"round_limit": 500, TURN_SECONDS: 20}, Random(1), NOW)
-    assert state.round_limit == 500 and RANK.next_deadline(state) == NOW + 20
+    state = RANK.new_game(3, {"round_limit": 200, TURN_SECONDS: 20}, Random(1), NOW)
+    assert state.round_limit == 200 and RANK.next_deadline(state) == NOW + 20
+    # 0 (the default): about ten minutes' worth, fewer rounds the more players take turns.
+    limits = [
+        RANK.new_game(n, {"round_limit": 0}, Random(1), NOW).round_limit for n in range(2, 11)
+    ]
+    assert limits == sorted(limits, reverse=True) and limits[1] == 50
     with pytest.raises(ValueError):
         RANK.new_game(1, {}, Random(1), NOW)
     with pytest.raises(ValueError):
@@ -605,7 +611,7 @@ def test_views_show_own_cards_only() -> None:
         out=(),
         pending=None,
         round=1,
-        round_limit=150,
+        round_limit=200,
         dealer=1,
         deadline=NOW + 60,
         finished=False,

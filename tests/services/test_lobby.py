@@ -100,7 +100,7 @@ async def test_computer_seats_and_options(db: Database) -> None:
     snapshot = await services.lobby.cycle_option(
         lobby.game_id, ANNA, "round_limit", at_table(lobby)
     )
-    assert snapshot.options["round_limit"] == 500
+    assert snapshot.options["round_limit"] == 25  # after 0, about ten minutes
     snapshot = await services.lobby.cycle_option(
         lobby.game_id, ANNA, "turn_seconds", at_table(lobby)
     )
@@ -108,7 +108,7 @@ async def test_computer_seats_and_options(db: Database) -> None:
     with pytest.raises(ServiceError):
         await services.lobby.cycle_option(lobby.game_id, ANNA, "nonsense", at_table(lobby))
     snapshot = await services.lobby.start(lobby.game_id, ANNA, at_table(lobby))
-    assert snapshot.public.round_limit == 500
+    assert snapshot.public.round_limit == 25
 
 
 async def test_cancel_frees_the_topic(db: Database) -> None:

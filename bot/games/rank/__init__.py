@@ -1,7 +1,8 @@
 """Rank (Ранг), key ``rank``: 2–10 players shed cards by adjacent rank; the last holder loses.
 
 Rules: /work/shared/rules/rank.md; readings where it is silent: :mod:`bot.games.rank.rules`.
-One lobby option: ``round_limit`` (50 / 150 / 500, default 150). Rematch: the deal passes to
+One lobby option: ``round_limit`` (0 = about ten minutes for the number of players, the
+default; or 25 / 50 / 100 / 200). Rematch: the deal passes to
 the next seat.
 
 View (:class:`RankView`, from ``RANK.view(state, seat)``; ``seat=None`` is the public table)

@@ -24,8 +24,13 @@ ENDED_STALLED: Final = "stalled"
 ENDED_ROUND_LIMIT: Final = "round_limit"
 
 HAND_SIZE: Final = 5
-DEFAULT_ROUND_LIMIT: Final = 150
-ROUND_LIMITS: Final = (50, 150, 500)
+#: ``round_limit`` 0: the limit that makes a game last about ten minutes at a person's pace
+#: (a turn about 4 s), by the number of players. Played out, games run far longer — a median
+#: of 110–430 rounds (``python -m bench.rank_lengths``) — so the limit is part of the game.
+AUTO_ROUND_LIMIT: Final = 0
+AUTO_ROUND_LIMITS: Final = {2: 75, 3: 50, 4: 40, 5: 30, 6: 25, 7: 20, 8: 20, 9: 15, 10: 15}
+DEFAULT_ROUND_LIMIT: Final = AUTO_ROUND_LIMIT
+ROUND_LIMITS: Final = (AUTO_ROUND_LIMIT, 25, 50, 100, 200)
 DEFAULT_TURN_SECONDS: Final = 60
 
 # --- the rank ring: A 2 3 … 10 J Q K and round to A again --------------------------------
@@ -187,7 +192,9 @@ class RankState:
     out: tuple[int, ...] = ()
     pending: int | None = None
     round: int = 1
-    round_limit: int = DEFAULT_ROUND_LIMIT
+    #: A limit in rounds (a new game resolves the option's 0 to ``AUTO_ROUND_LIMITS``); a
+    #: state built by hand (tests, tools) gets the longest choice.
+    round_limit: int = max(ROUND_LIMITS)
     dealer: int = 0
     had_turn: int = 0
     passes: int = 0

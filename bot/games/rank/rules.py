@@ -29,7 +29,9 @@ has a test in tests/games/test_rank.py):
   or joker, then its follow-up. In phase ``follow`` it plays the first follow-up card (order
   A 2 … K, then suit). A drawn joker is named like a joker from hand: one above the first
   natural card in hand (A when there is none).
-- The option ``round_limit`` accepts any positive integer (the lobby offers 50/150/500).
+- The option ``round_limit`` accepts any positive integer, or 0 (the default): about ten
+  minutes' worth for the number of players (``AUTO_ROUND_LIMITS``). The lobby offers 0, 25,
+  50, 100 and 200.
 """
 
 from __future__ import annotations
@@ -54,6 +56,8 @@ from bot.games.engine import (
 from bot.games.rank.computer import choose_action
 from bot.games.rank.model import (
     ADJACENT,
+    AUTO_ROUND_LIMIT,
+    AUTO_ROUND_LIMITS,
     DEFAULT_ROUND_LIMIT,
     DEFAULT_TURN_SECONDS,
     DRAW,
@@ -507,6 +511,8 @@ class RankRules:
         if not isinstance(dealer, int) or not 0 <= dealer < seats:
             raise ValueError(f"bad dealer: {dealer!r}")
         round_limit = options.get(ROUND_LIMIT, DEFAULT_ROUND_LIMIT)
+        if round_limit == AUTO_ROUND_LIMIT:
+            round_limit = AUTO_ROUND_LIMITS[seats]
         if not isinstance(round_limit, int) or round_limit < 1:
             raise ValueError(f"bad round limit: {round_limit!r}")
         turn_seconds = options.get(TURN_SECONDS, DEFAULT_TURN_SECONDS)

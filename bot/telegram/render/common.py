@@ -124,7 +124,8 @@ def event_line(t: Translator, snapshot: GameSnapshot, event: Event) -> str:
 def option_label(t: Translator, key: str, value: Any) -> str:
     if isinstance(value, bool):
         value = t("option.on") if value else t("option.off")
-    return t(f"option.{key}", value=value)
+    special = f"option.{key}.{value}"  # a value with words of its own ("about 10 min")
+    return t(special) if t.has(special) else t(f"option.{key}", value=value)
 
 
 def render_lobby(t: Translator, snapshot: GameSnapshot, option_keys: Iterable[str]) -> Content:
