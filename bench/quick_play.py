@@ -28,7 +28,8 @@ from bench.world import BenchGame, World
 from bot.games.cards import Card
 from bot.games.davayka import DavaykaView, fits
 from bot.i18n import translator
-from bot.services.types import GameSnapshot
+from bot.services.authority import Origin
+from bot.services.types import Actor, ChatRef, GameSnapshot
 from bot.telegram.delivery import Slot
 from bot.telegram.render import Content
 from bot.telegram.render.common import card_label
@@ -72,6 +73,8 @@ class Person:
     rng: Random
     #: He reads the answers to his presses (the bot's answers say what happened).
     listens: bool = True
+    #: Seconds from seeing to tapping.
+    react: tuple[float, float] = REACT
     screens: list[Screen] = field(default_factory=list)
     told: list[Told] = field(default_factory=list)
     presses: int = 0
@@ -225,7 +228,7 @@ async def _player(
         if wanted is None:
             await asyncio.sleep(0.1)  # watching for a change
             continue
-        await asyncio.sleep(rng.uniform(*REACT))
+        await asyncio.sleep(rng.uniform(*person.react))
         tapped = person.screen(loop.time())
         assert tapped is not None
         keyboard = tapped.content.keyboard
@@ -266,6 +269,41 @@ async def _player(
         await asyncio.sleep(max(0.0, back - loop.time()))
 
 
+#: A steady person against the computer: about a second from seeing to tapping.
+STEADY = (0.8, 1.2)
+
+
+async def against_computer(folder: Path, seconds: float, seed: int) -> int | None:
+    """One seeded game of a steady person (seat 0) against the computer (seat 1), to its
+    end or ``seconds``: the winning seat (``None``: a draw or not over)."""
+    loop = asyncio.get_running_loop()
+    world = strict_world(folder, f"computer-{seed}.db")
+    await world.start(run_jobs=False)
+    person = Person(0, Random(seed), react=STEADY)
+    versions: dict[int, GameSnapshot] = {}
+    try:
+        _watch(world, [person], versions, {}, [])
+        room = world.room
+        user = world.api.add_user(f"Steady{seed}", started=True)
+        group = world.api.add_group(f"Versus {seed}", members=[user])
+        where = ChatRef(group.id, group.type, group.title)
+        actor = Actor(user.id, user.first_name, None, "en")
+        await room.lobby.record(actor, where, started=True)
+        lobby = await room.lobby.open(where, actor, "davayka")
+        await world.reseed(lobby.game_id, seed)
+        table = Origin(group.id, 0)
+        await room.lobby.add_computer(lobby.game_id, actor, table)
+        room.publisher.publish(await room.lobby.start(lobby.game_id, actor, table))
+        game = BenchGame(lobby.game_id, "davayka", group, [user])
+        await room.publisher.drain()
+        await _player(world, game, person, versions, loop.time() + seconds, False)
+        view: DavaykaView = world.latest[game.game_id].public
+        return view.winner if view.finished else None
+    finally:
+        await world.abandon_deliveries()
+        await world.stop()
+
+
 def measure(folder: Path, quick: bool) -> list[Figure]:
     seconds = 300.0
     seeds = range(1, 5) if quick else range(1, 13)
@@ -276,6 +314,10 @@ def measure(folder: Path, quick: bool) -> list[Figure]:
     ]
     was = [person for run in baseline for person in run.people]
     was_share = sum(p.accepted for p in was) / max(1, sum(p.presses for p in was))
+    versus = [
+        on_simulated_time(lambda seed=seed: against_computer(folder, 600.0, seed))
+        for seed in seeds
+    ]
     people = [person for run in runs for person in run.people]
     presses = sum(p.presses for p in people)
     accepted = sum(p.accepted for p in people)
@@ -302,6 +344,14 @@ def measure(folder: Path, quick: bool) -> list[Figure]:
             "s",
             "a change of the game → a player's phone showing it (p99 "
             f"{percentile(lags, 0.99) if lags else float('nan'):.2f} s)",
+        ),
+        Figure(
+            "davayka_computer_win_share",
+            sum(1 for winner in versus if winner == 1) / len(versus),
+            "",
+            f"games the computer won against a steady person ({STEADY[0]:g}–{STEADY[1]:g} s "
+            f"from seeing to tapping), of {len(versus)}; "
+            f"{sum(1 for winner in versus if winner is None)} drawn or unfinished",
         ),
         Figure(
             "davayka_mistaps",

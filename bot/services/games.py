@@ -183,10 +183,19 @@ class GameStore:
     def deadline(
         self, rules: Rules[Any, Any], state: Any, computers: set[int], now: float
     ) -> float | None:
-        """When this game next needs the poller: its open window, or a computer's move."""
+        """When this game next needs the poller: its open window, or a computer's move.
+
+        A computer moves a pause after the change that gave it the move — in a game of turns,
+        this one. A real-time game's rules say since when each seat has had something to do
+        (``acting_since``): the other player's quicker moves then do not put the computer's
+        off, or it would never move while a person plays.
+        """
         deadline = rules.next_deadline(state)
-        if computers.intersection(rules.acting_seats(state)):
-            move_at = now + self.computer_delay
+        acting = computers.intersection(rules.acting_seats(state))
+        if acting:
+            since = getattr(rules, "acting_since", None)
+            start = now if since is None else min(since(state, seat) for seat in acting)
+            move_at = start + self.computer_delay
             deadline = move_at if deadline is None else min(deadline, move_at)
         return deadline
 

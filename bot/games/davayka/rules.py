@@ -443,6 +443,12 @@ class DavaykaRules:
             return tuple(s for s in (0, 1) if not state.pressed[s])
         return ()
 
+    def acting_since(self, state: DavaykaState, seat: int) -> float:
+        """Since when the seat has had what it may do now: in play, a move (its last move, or
+        the change that gave it one); Ready or «Давай-ка!» since the phase opened. A computer
+        seat acts a pause after this, whatever the other player does meanwhile."""
+        return state.idle_since[seat] if state.phase == PLAY else state.opened
+
     def legal_actions(self, state: DavaykaState, seat: int) -> Sequence[Action]:
         """Ready / «Давай-ка!» when not yet pressed; in play one Play per fitting (pile,
         centre) pair, leftmost pile first, then centre 0 before 1."""
