@@ -66,12 +66,10 @@ async def test_bare_new_offers_the_games_and_cancel_ends_the_lobby(harness: Harn
 
 
 async def test_cancel_during_a_game_keeps_its_last_table_above_the_line(harness: Harness) -> None:
+    from tests.e2e.test_absent_players import two_player_game  # which imports this module
+
     h, api = harness, harness.api
-    anna, boris = api.add_user("Anna"), api.add_user("Boris")
-    group = api.add_group("Card club", admins=[anna], members=[boris])
-    await say(h, anna, group, "/new rank")
-    await press(h, boris, h.table(group), "✋ Join")
-    await press(h, anna, h.table(group), "▶️ Start")
+    anna, _boris, group = await two_player_game(h)
     playing = h.table(group).text
     assert "Round 1" in playing and "To move" in playing
     assert "cancelled" in await say(h, anna, group, "/cancel")
