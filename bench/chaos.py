@@ -4,14 +4,19 @@ The fake Bot API (``tests.fakes``) is served over HTTP in this process; ``python
 as a subprocess against it (``TELEGRAM_API_BASE_URL``) with a scratch database and short turn
 windows. A :class:`~bench.crowd.Crowd` of simulated people opens games of every kind and
 presses anything it sees; now and then one person goes silent for minutes; the bot is killed
-with SIGKILL at random intervals and started again (the emulator keeps the updates sent
-meanwhile). At the end nobody presses any more: every open game must run out by timeouts, the
-computer and autopilot, within the time that takes at most (``--wind-down`` caps the wait:
-lobbies and what is still open then are cancelled by /cancel). Then the run checks:
+with SIGKILL at random — each process after it has polled for a random while — and started
+again (the emulator keeps the updates sent meanwhile). At the end nobody presses any more:
+every open game must run out by timeouts, the computer and autopilot, within the time that
+takes at most (``--wind-down`` caps the wait: lobbies and what is still open then are
+cancelled by /cancel). The bot is stopped with SIGINT, which handles whatever it fetched (and
+started once more if a /new it had not got to opened a lobby after all). Then the run checks:
 
 * the bot's log, across every start, has no traceback and no ERROR or CRITICAL line;
 * every callback query was answered, also those pressed while the bot was down — but for
-  those a killed process had fetched just before (:data:`IN_FLIGHT`), counted apart;
+  those a process fetched and was killed before it answered them, counted apart as lost in
+  flight if it had fetched them at most ``--in-flight`` seconds before the kill (default
+  :data:`IN_FLIGHT`, a bound for a quiet machine; ``inf`` where the machine's speed is not
+  known, as in the test suite: then whatever a killed process took with it is lost in flight);
 * every game ended finished or cancelled, and none sat in "playing" past its deadline while
   the bot had been up for a while;
 * a silent person's seat went to the computer (``autopilot_after`` timeouts) within
@@ -29,6 +34,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import math
 import os
 import random
 import re
@@ -64,8 +70,16 @@ OVERDUE_GRACE = 20.0
 PACE = (0.05, 0.5)
 #: A press whose update a process fetched this shortly before it was killed was being handled
 #: (python-telegram-bot confirms updates with its next getUpdates, before handling them): it
-#: is lost with the process, as with Telegram. Presses held longer waited in a backlog.
+#: is lost with the process, as with Telegram. Presses held longer waited in a backlog. The
+#: default of ``--in-flight``: it holds on a quiet machine, but a loaded one may take longer
+#: than this to work through what a process fetched at its start.
 IN_FLIGHT = 2.0
+#: The longest wait for the bot to do what it must: start polling, stop on SIGINT, answer
+#: every press, close every game after /cancel. Deadlines, not pauses: on a loaded machine
+#: each takes seconds, not minutes.
+DEADLINE = 120.0
+#: How many times, at the end, the bot is started once more to /cancel what opened meanwhile.
+CLOSING_STARTS = 3
 #: How long a person stays silent, and how many may be silent at once.
 SILENCE = (150.0, 300.0)
 MAX_SILENT = 2
@@ -87,6 +101,9 @@ class Plan:
     groups: int
     wind_down: float
     flood_limits: bool = False
+    #: ``--in-flight``: a press a killed process had fetched at most this long before the
+    #: kill is lost in flight; held longer, it waited in a backlog.
+    in_flight: float = IN_FLIGHT
 
 
 class RecordingBotApi(FakeBotApi):
@@ -163,7 +180,7 @@ class BotProcess:
                 return
             await asyncio.sleep(0.1)
 
-    async def wait_ready(self, timeout: float = 90.0) -> None:  # noqa: ASYNC109
+    async def wait_ready(self, timeout: float = DEADLINE) -> None:  # noqa: ASYNC109
         deadline = time.monotonic() + timeout
         while self.ready_at is None:
             if not self.alive:
@@ -181,12 +198,13 @@ class BotProcess:
         self.ready_at = None
 
     async def stop(self) -> None:
-        """SIGINT, as Ctrl-C: the bot shuts down cleanly (a kill after 30 s)."""
+        """SIGINT, as Ctrl-C: the bot shuts down cleanly — it handles every update it has
+        fetched, then exits (a kill after :data:`DEADLINE` s)."""
         if self.process is None or not self.alive:
             return
         self.process.send_signal(signal.SIGINT)
         try:
-            await asyncio.wait_for(self.process.wait(), 30)
+            await asyncio.wait_for(self.process.wait(), DEADLINE)
         except TimeoutError:
             await self.kill()
 
@@ -198,8 +216,9 @@ class Findings:
     failures: list[str] = field(default_factory=list)
     overdue: dict[int, float] = field(default_factory=dict)
     pressed_while_down: list[FakeCallback] = field(default_factory=list)
-    #: Presses lost with a killed process that had them for up to :data:`IN_FLIGHT` s.
-    in_flight: list[FakeCallback] = field(default_factory=list)
+    #: Presses lost with a killed process that had them for up to ``--in-flight`` s, and how
+    #: long it had each.
+    in_flight: list[tuple[FakeCallback, float]] = field(default_factory=list)
     #: Other unanswered presses, and how long a process that was killed had held each.
     unanswered: list[tuple[FakeCallback, float | None]] = field(default_factory=list)
     stretches: int = 0
@@ -245,8 +264,9 @@ class ChaosRun:
         bot.env = self._env(await server.start())
         self.say(
             f"Chaos run: {plan.minutes:g} min, seed {plan.seed}, {plan.people} people in "
-            f"{plan.groups} group(s), turns of {plan.turn_seconds} s, a kill every "
-            f"{plan.kill_every[0]:g}–{plan.kill_every[1]:g} s; folder {plan.folder}"
+            f"{plan.groups} group(s), turns of {plan.turn_seconds} s, a kill "
+            f"{plan.kill_every[0]:g}–{plan.kill_every[1]:g} s after each start polls; "
+            f"folder {plan.folder}"
         )
         try:
             await bot.start()
@@ -269,6 +289,7 @@ class ChaosRun:
             await bot.wait_ready()
             await self._wind_down()
             await self._await_answers()
+            await self._stop_caught_up()
         finally:
             await bot.stop()
             await server.stop()
@@ -306,8 +327,15 @@ class ChaosRun:
             await asyncio.sleep(self.rng.uniform(*PACE))
 
     async def _kills(self) -> None:
-        """Kill and restart the bot at random until the chaos ends (never halfway through)."""
+        """Kill and restart the bot at random until the chaos ends (never halfway through).
+
+        A process is killed ``--kill-every`` seconds after it first polled, not after its
+        start: on a loaded machine a start can take longer than a short interval, and a
+        process killed before it polls, or just after it fetched what piled up meanwhile,
+        would leave nothing of what a restart must do to check.
+        """
         while True:
+            await self.bot.wait_ready()
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.ending.wait(), self.rng.uniform(*self.plan.kill_every))
                 return
@@ -415,7 +443,7 @@ class ChaosRun:
                 break
             if now - began >= self.plan.wind_down:
                 break
-            await asyncio.sleep(2.0)
+            await asyncio.sleep(0.5)
             await self._look_for_overdue()
         self.findings.wind_down_seconds = time.monotonic() - began
         for game in playing:
@@ -428,7 +456,9 @@ class ChaosRun:
             else:
                 self.findings.cut_short.append(game.id)
         for game in await load_games(self.db, seen):
-            by_nobody = game.id not in self.cancelled and not game.everyone_away
+            by_nobody = not (
+                game.id in self.cancelled or game.everyone_away or self._asked_to_cancel(game)
+            )
             if game.status == CANCELLED and by_nobody:
                 self.findings.fail(f"game {game.id} ({game.game_key}) cancelled by nobody")
             if not game.everyone_away:
@@ -441,7 +471,45 @@ class ChaosRun:
                     f"seat(s) {[s.seat for s in awake]} not on autopilot"
                 )
         await self._cancel(await self._open_games())
-        await self._until(self._all_closed, 60.0)
+        await self._until(self._all_closed, DEADLINE)
+
+    def _asked_to_cancel(self, game: GameRecord) -> bool:
+        """Whether someone asked the last process to end this game — a /cancel in its chat or
+        its Cancel button, sent while the bot was down: it may be handled only in the
+        wind-down, after the game was seen playing (on a loaded machine, seconds after)."""
+        since = self.bot.started_at[-1]
+        for update in self.api.update_log:
+            if self.api.fetched_at.get(update["update_id"], since) < since:
+                continue  # handled, or lost, by a process before
+            message = update.get("message") or {}
+            if message.get("chat", {}).get("id") == game.chat_id and str(
+                message.get("text", "")
+            ).startswith("/cancel"):
+                return True
+            if (update.get("callback_query") or {}).get("data") == f"L:{game.id}:cancel":
+                return True
+        return False
+
+    async def _stop_caught_up(self) -> None:
+        """Stop the bot with SIGINT, which handles every update it has fetched before it
+        exits. A /new it had not got to may open a lobby after the last /cancel (on a loaded
+        machine, many seconds after it was fetched): then the bot is started once more, what
+        is open is cancelled, and it stops again."""
+        for _ in range(CLOSING_STARTS):
+            await self.bot.stop()
+            left = await self._open_games()
+            if not left:
+                return
+            self.say(
+                f"  {self._clock()} opened after the last /cancel: "
+                + ", ".join(f"game {g.id} ({g.game_key}, {g.status})" for g in left)
+                + "; one more start to cancel"
+            )
+            await self.bot.start()
+            await self.bot.wait_ready()
+            await self._cancel(left)
+            await self._until(self._all_closed, DEADLINE)
+            await self._await_answers()
 
     def _calls(self) -> int:
         """Bot API calls the bot has made so far, long polls left out."""
@@ -477,7 +545,7 @@ class ChaosRun:
                 self._held_until_killed(c) is not None for c in self.api.unanswered_callbacks()
             )
 
-        await self._until(answered, 60.0)
+        await self._until(answered, DEADLINE)
 
     # -- checks and report --------------------------------------------------------------
 
@@ -492,8 +560,8 @@ class ChaosRun:
             findings.fail(f"{len(bad_lines)} bad log line(s), first: {bad_lines[0]}")
         for callback in self.api.unanswered_callbacks():
             held = self._held_until_killed(callback)
-            if held is not None and held <= IN_FLIGHT:
-                findings.in_flight.append(callback)
+            if held is not None and held <= self.plan.in_flight:
+                findings.in_flight.append((callback, held))
             else:
                 findings.unanswered.append((callback, held))
         if findings.unanswered:
@@ -546,6 +614,12 @@ class ChaosRun:
         callbacks = self.api.callbacks.values()
         down = findings.pressed_while_down
         waits = [c.answered_at - c.created_at for c in callbacks if c.answered_at is not None]
+        held = [h for _, h in findings.in_flight]
+        lost = (
+            f"fetched ≤ {plan.in_flight:g} s before the kill"
+            if math.isfinite(plan.in_flight)
+            else "fetched by it, not answered before the kill"
+        )
         kinds: dict[str, Counter[str]] = {}
         for game in games:
             tally = kinds.setdefault(game.game_key, Counter())
@@ -570,8 +644,8 @@ class ChaosRun:
             f"  callbacks: {sum(c.answered for c in callbacks)} of {len(callbacks)} answered; "
             f"{sum(c.answered for c in down)} of {len(down)} pressed while the bot was down; "
             f"{sum(c.answer_attempts > 1 for c in callbacks)} answered twice",
-            f"  lost in flight with a killed process (fetched ≤ {IN_FLIGHT:g} s before the "
-            f"kill): {len(findings.in_flight)}",
+            f"  lost in flight with a killed process ({lost}): {len(findings.in_flight)}"
+            + (f", held {min(held):.1f}–{max(held):.1f} s" if held else ""),
             "  answer delay (s): " + _spread(waits),
             "  Bot API calls: "
             + ", ".join(
@@ -640,7 +714,8 @@ def parse_arguments(argv: Sequence[str] | None) -> Plan:
         type=float,
         default=(20.0, 60.0),
         metavar=("MIN", "MAX"),
-        help="seconds between kills, drawn between MIN and MAX (default 20 60)",
+        help="seconds from a start's first poll to its kill, drawn between MIN and MAX "
+        "(default 20 60)",
     )
     parser.add_argument(
         "--flood-limits",
@@ -657,12 +732,24 @@ def parse_arguments(argv: Sequence[str] | None) -> Plan:
         metavar="SECONDS",
         help="at most this long for open games to run out at the end (default 600)",
     )
+    parser.add_argument(
+        "--in-flight",
+        type=float,
+        default=IN_FLIGHT,
+        metavar="SECONDS",
+        help="a press a killed process had fetched at most this long before the kill is lost "
+        "in flight; one it held longer waited in a backlog and fails the run (default "
+        f"{IN_FLIGHT:g}, for a quiet machine; 'inf' where its speed is not known: whatever a "
+        "killed process took with it is lost in flight)",
+    )
     arguments = parser.parse_args(argv)
     if arguments.turn_seconds < 10:
         parser.error("--turn-seconds must be at least 10 (the bot's own minimum)")
     low, high = arguments.kill_every
     if not 0 < low <= high:
         parser.error("--kill-every needs 0 < MIN <= MAX")
+    if not arguments.in_flight > 0:
+        parser.error("--in-flight must be above 0")
     folder = arguments.folder or Path(tempfile.mkdtemp(prefix="cardroom-chaos-"))
     folder.mkdir(parents=True, exist_ok=True)
     return Plan(
@@ -676,6 +763,7 @@ def parse_arguments(argv: Sequence[str] | None) -> Plan:
         groups=arguments.groups,
         wind_down=arguments.wind_down,
         flood_limits=arguments.flood_limits,
+        in_flight=arguments.in_flight,
     )
 
 

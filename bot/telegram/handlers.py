@@ -284,7 +284,12 @@ async def _open_lobby(
         and await _reachable(context, user, await personal(context, user))
     ):
         await room.lobby.mark_started(actor)
-        snapshot = await room.lobby.seat_creator(snapshot.game_id, actor)
+        try:
+            snapshot = await room.lobby.seat_creator(snapshot.game_id, actor)
+        except ServiceError as error:
+            # Closed while he was greeted (a /cancel got in first): the lobby as it is now.
+            logger.info("Creator of game %s not seated: %s", snapshot.game_id, error.code)
+            snapshot = await room.play.snapshot(snapshot.game_id)
     room.publisher.publish(snapshot)
 
 

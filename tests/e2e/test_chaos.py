@@ -9,14 +9,16 @@ cancelled, none stuck, and the cards of every dealt game are conserved.
 
 from __future__ import annotations
 
+import asyncio
 import os
 import random
+import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
 
-from bench.chaos_checks import conservation_error, load_games
+from bench.chaos_checks import GameRecord, conservation_error, load_games
 from bench.crowd import Crowd
 from bot.storage.database import Database
 from tests.e2e.harness import Harness, sqlite_url
@@ -49,17 +51,29 @@ async def test_chaos_over_every_game(harness: Harness) -> None:
             await crowd.act(rng.choice(crowd.people))
         await h.settle()
 
-    # Wind down: let every open game run out on timeouts and autopilot, or cancel it.
-    for _ in range(40):
-        await h.tick(61)
+    # Wind down: let every open game run out on timeouts and autopilot (40 minutes of bot time
+    # at most: an idle lobby closes after 30), or cancel it. Then wait for what must follow —
+    # a condition, not a pause: a loaded machine may take longer than a settle's quiet spell.
     db = Database.from_url(h.database_url)
     try:
-        for game in await load_games(db):
-            if game.status in ("lobby", "playing"):
-                canceller = crowd.canceller(game.chat_id)
-                assert canceller is not None
-                await api.send_text(canceller, game.chat_id, "/cancel")
-                await h.settle()
+
+        async def still_open() -> list[GameRecord]:
+            return [g for g in await load_games(db) if g.status in ("lobby", "playing")]
+
+        for _ in range(40):
+            if not await still_open():
+                break
+            await h.tick(61)
+        for game in await still_open():
+            canceller = crowd.canceller(game.chat_id)
+            assert canceller is not None
+            await api.send_text(canceller, game.chat_id, "/cancel")
+            await h.settle()
+        deadline = time.monotonic() + 60.0
+        while time.monotonic() < deadline:
+            if not await still_open() and not api.unanswered_callbacks():
+                break
+            await asyncio.sleep(0.1)
         games = await load_games(db)
     finally:
         await db.close()

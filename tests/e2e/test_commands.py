@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pytest
 
@@ -153,3 +154,31 @@ async def test_a_reply_telegram_refuses_is_one_warning_line(
     said = lines[0].getMessage()
     assert str(group.id) in said and "not enough rights" in said.lower()
     assert lines[0].exc_info is None
+
+
+async def test_a_lobby_cancelled_while_its_creator_is_greeted_stays_cancelled(
+    harness: Harness, monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptureFixture
+) -> None:
+    """The creator is greeted in his private chat before he is seated; a /cancel that gets in
+    meanwhile wins, and nothing is left unhandled (a race a loaded machine showed)."""
+    from bot.telegram import handlers
+
+    h, api = harness, harness.api
+    anna = api.add_user("Anna")
+    group = api.add_group("Card club", admins=[anna])
+    greet = handlers._reachable
+
+    async def greeted_while_cancelled(context: Any, user: Any, t: Any) -> bool:
+        await h.api.send_text(anna, group, "/cancel")
+        await h.api.wait_until(lambda: any("cancelled" in m.text for m in api.bot_messages(group)))
+        return await greet(context, user, t)
+
+    monkeypatch.setattr(handlers, "_reachable", greeted_while_cancelled)
+    await api.send_text(anna, group, "/new rank")
+    await h.settle()
+    assert "cancelled" in api.bot_messages(group)[0].text, "the /cancel was answered"
+    await api.wait_until(
+        lambda: any("was cancelled" in m.text for m in api.bot_messages(group)), timeout=10
+    )
+    assert not any(m.text.startswith("🎴") for m in api.bot_messages(group)), "no open lobby"
+    assert not [r for r in caplog.records if r.levelname == "ERROR"], "nothing unhandled"
