@@ -25,7 +25,7 @@ from random import Random
 from bench.flood import feed, on_simulated_time, strict_world
 from bench.report import Figure, percentile
 from bench.world import BenchGame, World
-from bot.games.cards import Card
+from bot.games.cards import Card, standard_deck
 from bot.games.davayka import DavaykaView, fits
 from bot.i18n import translator
 from bot.services.authority import Origin
@@ -182,14 +182,11 @@ def _fit(card: str, onto: str) -> bool:
     return fits(_card(card), _card(onto))
 
 
-_BY_LABEL: dict[str, Card] = {}
+#: Each card by the label the players read on it.
+_BY_LABEL: dict[str, Card] = {card_label(T, c): c for c in standard_deck()}
 
 
 def _card(label: str) -> Card:
-    if not _BY_LABEL:
-        from bot.games.cards import standard_deck
-
-        _BY_LABEL.update({card_label(T, c): c for c in standard_deck()})
     return _BY_LABEL[label]
 
 

@@ -475,8 +475,8 @@ async def _dispatch(
             try:
                 snapshot = await room.play.act(game_id, user.id, version, code, origin_of(query))
             except ServiceError as error:
-                if error.code.startswith("play."):
-                    raise
+                if error.code.split(".", 1)[0] not in GAME_KEYS:
+                    raise  # not the game's rules (authority, a stale panel…): nothing to add
                 # The rules refused it: the game may say more (what the table shows now).
                 said = press_refusal(t, await room.play.snapshot(game_id), user.id, error.code)
                 if said is None:

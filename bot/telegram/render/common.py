@@ -15,9 +15,6 @@ from bot.services.types import INVITED, REMATCH_OF, REMATCHED, SERIES, GameSnaps
 from bot.telegram.callbacks import LobbyPress, RematchPress, RulesPress
 from bot.telegram.render.content import Button, Content, Keyboard, rows
 
-_SUIT_SYMBOLS = {
-    suit.value: suit.symbol + "\ufe0f" if suit.is_red else suit.symbol for suit in SUITS
-}
 #: Longest name shown; Telegram allows 64 characters, but a table must stay narrow.
 NAME_LIMIT = 24
 PLACE_MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
@@ -61,6 +58,10 @@ RED = "\ufe0f"
 def suit_label(suit: Suit) -> str:
     """``♥️`` (red) or ``♠``: a suit as the players read it."""
     return suit.symbol + RED if suit.is_red else suit.symbol
+
+
+#: Suits in event arguments (stored by their letter), as the players read them.
+_SUIT_SYMBOLS = {suit.value: suit_label(suit) for suit in SUITS}
 
 
 def card_label(t: Translator, card: Card) -> str:

@@ -222,8 +222,10 @@ class DavaykaRenderer:
             return _centre_now(t, snapshot.public) if flipped else None
         card, pile, centre = played.args["card"], played.args["pile"], played.args["centre"]
         assert isinstance(card, Card) and isinstance(pile, int)
+        # One centre pile: "the centre". Two — or none left, the move having ended the round:
+        # left or right, as the piles stood.
         where = t("davayka.where_centre")
-        if len(snapshot.public.centres) == 2 or snapshot.public.phase != "play":
+        if len(snapshot.public.centres) != 1:
             where = t("davayka.where_left" if centre == 0 else "davayka.where_right")
         args = {"card": card_label(t, card), "where": where, "pile": pile + 1}
         if any(e.code == EV_OUT and e.seat == seat for e in snapshot.events):
