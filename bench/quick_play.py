@@ -12,6 +12,11 @@ the pile he chose on the keyboard his phone shows *when he taps*, as a finger do
 - ``davayka_panel_lag_p50_s``: from a change of the game to a player's phone showing it.
 - ``davayka_mistaps``: presses that played another card than the one the player meant when
   he decided (target 0).
+- ``davayka_accepted_share_ceiling``: the share if every refused press decided on a centre
+  that had already changed unseen were accepted — what the quickest possible delivery could
+  reach. The other refusals are races the rules decide: the other player's move reached the
+  bot in the moment between deciding and arriving (about 0.6–0.9 s), and "moves are applied
+  in the order they reach the server".
 """
 
 from __future__ import annotations
@@ -80,6 +85,8 @@ class Person:
     presses: int = 0
     accepted: int = 0
     mistaps: int = 0
+    #: Refused presses decided on a centre that had already changed (news not yet shown).
+    refused_unseen: int = 0
 
     def screen(self, now: float) -> Screen | None:
         """What his phone shows at ``now``: the newest edit that has reached it (edits can
@@ -210,12 +217,15 @@ async def _player(
         wanted: tuple[int, int] | None = None  # (row, column) of the place to tap
         meant: str | None = None
         aim = 0
+        unseen = False  # the centre had changed before he decided, and he did not know
         if view.phase in ("ready", "stall"):
             second = screen.content.keyboard[1] if len(screen.content.keyboard) > 1 else ()
             if len(second) == 1 and second[0].data != "-":
                 wanted = (1, 0)
         elif view.phase == "play":
             piles, centres = _belief(person, screen, view, loop.time())
+            now = world.latest[game.game_id].public.centres
+            unseen = centres != [None if c.top is None else card_label(T, c.top) for c in now]
             for index, top in enumerate(piles):
                 where = [j for j, c in enumerate(centres) if top and c and _fit(top, c)]
                 if top is not None and where:
@@ -263,6 +273,7 @@ async def _player(
             person.told.append(Told(back, version, column, top, centres))
         else:
             person.told.append(Told(back, version, None, None, centres))
+            person.refused_unseen += int(unseen)
         await asyncio.sleep(max(0.0, back - loop.time()))
 
 
@@ -318,6 +329,7 @@ def measure(folder: Path, quick: bool) -> list[Figure]:
     people = [person for run in runs for person in run.people]
     presses = sum(p.presses for p in people)
     accepted = sum(p.accepted for p in people)
+    unseen = sum(p.refused_unseen for p in people)
     lags = [lag for run in runs for lag in run.lags]
     return [
         Figure(
@@ -326,6 +338,14 @@ def measure(folder: Path, quick: bool) -> list[Figure]:
             "",
             f"moves accepted / move presses, two quick players ({presses} presses in "
             f"{len(runs)} games of up to {seconds:g} s)",
+        ),
+        Figure(
+            "davayka_accepted_share_ceiling",
+            (accepted + unseen) / presses if presses else 0.0,
+            "",
+            f"same games, were every player's news shown at once: of {presses - accepted} "
+            f"refused, {unseen} were decided on a centre already changed unseen; the rest "
+            "raced the other player's move between deciding and arriving",
         ),
         Figure(
             "davayka_accepted_share_by_card",

@@ -23,3 +23,6 @@ def test_two_quick_players_never_mistap_and_most_of_their_moves_land(tmp_path: P
     assert sum(p.mistaps for p in run.people) == 0
     assert accepted / presses >= 0.7, (accepted, presses)
     assert run.lags and max(run.lags) < 5.0
+    # Most refusals are races lost after deciding, not decisions on news not yet shown.
+    unseen = sum(p.refused_unseen for p in run.people)
+    assert unseen < (presses - accepted) / 2, (unseen, presses - accepted)

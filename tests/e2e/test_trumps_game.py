@@ -139,7 +139,7 @@ async def test_one_person_against_the_computer_in_a_group(harness: Harness) -> N
     await h.settle()
     lobby = table(h, group)
     assert "Your Trumps" in lobby.text and "1. Anna" in lobby.text
-    assert "🃏 52-card deck: off" in lobby.text
+    assert "🎴 52-card deck: off" in lobby.text
 
     await press(h, anna, lobby, "🤖 Add computer")
     await press(h, anna, table(h, group), "▶️ Start")

@@ -13,6 +13,7 @@ from bot.i18n import translator
 from bot.services.types import GameSnapshot, SeatInfo
 from bot.telegram.callbacks import ActPress, ScreenPress, parse
 from bot.telegram.render import panel_content, table_content
+from bot.telegram.render.common import card_label
 from bot.telegram.render.content import Content
 
 T = translator("en")
@@ -187,13 +188,32 @@ def test_joker_opens_a_rank_picker_with_a_way_back() -> None:
         )
     )
     main = panel_content(T, game, 0, NOW)
-    assert "🃏 Joker" in buttons(main) and "Draw" in buttons(main)
-    joker = next(b for row in main.keyboard for b in row if b.text == "🃏 Joker")
+    assert "Joker…" in buttons(main) and "Draw" in buttons(main)
+    joker = next(b for row in main.keyboard for b in row if b.text == "Joker…")
     assert parse(joker.data) == ScreenPress(7, 3, "joker")
     picker = panel_content(T, game, 0, NOW, "joker")
     labels = buttons(picker)
     assert labels[:13] == ["A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K"]
     assert labels[-1] == "↩️ Back"
+
+
+def test_the_joker_is_named_in_words_never_by_its_emoji() -> None:
+    """🃏 is drawn as a boxed star by some systems' fonts: the joker reads as a word."""
+    game = snapshot(
+        RankState(
+            hands=((card(3, S.HEARTS), JOKER), (card(12, S.CLUBS),)),
+            stock=parse_cards(["2c"]),
+            discard=parse_cards(["8c"]),
+            opened=NOW,
+        )
+    )
+    for language, word in (("en", "Joker"), ("ru", "Джокер"), ("uk", "Джокер"), ("hr", "Džoker")):
+        t = translator(language)
+        assert card_label(t, JOKER) == word
+        main = panel_content(t, game, 0, NOW)
+        assert word in main.text
+        assert "🃏" not in main.text + " ".join(buttons(main))
+        assert "🃏" not in t("event.rank.joker", player="Anna", rank="7")
 
 
 def test_stuck_prompts_say_what_is_possible() -> None:

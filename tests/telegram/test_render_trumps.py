@@ -403,7 +403,7 @@ def test_event_and_error_words() -> None:
     assert T.plural("trumps.button_take", 1) == "📥 Take 1 card"
     assert T.plural("trumps.cards", 1) == "1 card"
     assert "Your Trumps" in T("rules.trumps")
-    assert T("option.deck52", value=T("option.off")) == "🃏 52-card deck: off"
+    assert T("option.deck52", value=T("option.off")) == "🎴 52-card deck: off"
 
 
 # -- every position of many games: the panel offers exactly the legal moves -------------------

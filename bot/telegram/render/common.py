@@ -65,9 +65,10 @@ _SUIT_SYMBOLS = {suit.value: suit_label(suit) for suit in SUITS}
 
 
 def card_label(t: Translator, card: Card) -> str:
-    """``10♥️``, ``K♠``, ``🃏`` — ranks the reader's way, suits as symbols, red ones red."""
+    """``10♥️``, ``K♠``, ``Joker`` — ranks the reader's way, suits as symbols, red ones red;
+    the joker in words (its emoji, 🃏, is drawn as a boxed star by some systems' fonts)."""
     if card.suit is None:
-        return "🃏"
+        return t("card.joker")
     return rank_label(t, card.rank) + suit_label(card.suit)
 
 
