@@ -24,6 +24,7 @@ from typing import Protocol
 
 from bot.services.snapshots import GameColumns, SeatColumns
 from bot.services.types import Actor, ServiceError
+from bot.storage.models import CANCELLED, FINISHED
 
 #: Telegram's shared identities: a message "from" one of these was not sent by a person one
 #: can tell apart — an anonymous admin (GroupAnonymousBot), a channel (Channel_Bot), or
@@ -66,13 +67,20 @@ def require_table(game: GameColumns, origin: Origin) -> None:
         raise ServiceError("press.foreign")
     shown = game.table_message_id
     if shown is not None and origin.message_id != shown:
-        raise ServiceError("press.outdated")
+        raise _outdated(game.status)
 
 
-def require_panel(seat: SeatColumns, origin: Origin) -> None:
-    """A press on a panel button: it must be the seat's own panel, in its player's chat."""
+def require_panel(seat: SeatColumns, origin: Origin, status: str) -> None:
+    """A press on a panel button: it must be the seat's own panel, in its player's chat
+    (``status``: its game's)."""
     if seat.user_id is None or origin.chat_id != seat.user_id:
         raise ServiceError("press.foreign")
     shown = seat.dm_message_id
     if shown is not None and origin.message_id != shown:
-        raise ServiceError("press.outdated")
+        raise _outdated(status)
+
+
+def _outdated(status: str) -> ServiceError:
+    """A press on a message its game has since replaced: if the game is over — an old
+    keyboard outlives its game in the chat's history — that is what the presser is told."""
+    return ServiceError("play.game_over" if status in (FINISHED, CANCELLED) else "press.outdated")

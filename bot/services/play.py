@@ -130,7 +130,7 @@ class PlayService:
         and apply it by the rules: the player's seat, the step and the time it was made."""
         if seat is None:
             raise ServiceError("play.not_a_player")
-        require_panel(seat, origin)
+        require_panel(seat, origin, game.status)
         if game.status != PLAYING:
             raise ServiceError("play.game_over" if game.state else "play.not_started")
         rules = get_rules(game.game_key)
@@ -161,7 +161,7 @@ class PlayService:
         seat = current.seat_of(user_id)
         if seat is None:
             raise ServiceError("play.not_a_player")
-        require_panel(seat, origin)
+        require_panel(seat, origin, current.status)
         if current.version != version:
             raise ServiceError("play.stale")
         return current, seat.seat
@@ -344,7 +344,7 @@ class PlayService:
         seat = snapshot.seat_of(user_id)
         if seat is None:
             raise ServiceError("play.not_a_player")
-        require_panel(seat, origin)
+        require_panel(seat, origin, snapshot.status)
         if snapshot.chat_id < 0 and not await self.rights.is_member(snapshot.chat_id, user_id):
             raise ServiceError("lobby.not_member")
         return await self._set_away(game_id, user_id=user_id, seat_number=None, away=False)

@@ -403,6 +403,29 @@ class Publisher:
         task.add_done_callback(self._strays.discard)
         return True
 
+    def disarm(self, chat_id: int, message_id: int) -> None:
+        """Take the buttons off an old message of a game that is over (one was pressed): the
+        message stays, as the chat's history, but offers nothing to press any more."""
+        task = asyncio.create_task(self._disarm(chat_id, message_id))
+        self._strays.add(task)
+        task.add_done_callback(self._strays.discard)
+
+    async def _disarm(self, chat_id: int, message_id: int) -> None:
+        """Best effort: a message that cannot be edited (too old, gone) keeps its buttons,
+        and a press on them is answered as before."""
+        try:
+            with calling(Priority.REPLY):
+                await self.bot._post(
+                    "editMessageReplyMarkup", {"chat_id": chat_id, "message_id": message_id}
+                )
+        except TelegramError as error:
+            logger.info(
+                "Could not take the buttons off message %s in chat %s: %s",
+                message_id,
+                chat_id,
+                error,
+            )
+
     async def _delete_stray(self, chat_id: int, message_id: int) -> None:
         """Best effort: a stray that cannot be deleted (too old, already gone) stays."""
         try:

@@ -390,8 +390,8 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         answer = {"text": refusal_text(t, error)}
         if error.code == "lobby.need_start":
             answer = {"url": _deep_link(context, error.args_["token"])}
-        elif error.code == "press.outdated":
-            _retire_if_stray(context, query, press)
+        elif error.code in ("press.outdated", "play.game_over"):
+            _retire_if_stray(context, query, press, over=error.code == "play.game_over")
     except StorageRefused:
         # The outage is logged once, where it is noticed; the person hears it in words.
         move = isinstance(press, callbacks.ActPress)
@@ -401,11 +401,16 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
 
 
 def _retire_if_stray(
-    context: ContextTypes.DEFAULT_TYPE, query: CallbackQuery, press: callbacks.Press
+    context: ContextTypes.DEFAULT_TYPE,
+    query: CallbackQuery,
+    press: callbacks.Press,
+    *,
+    over: bool = False,
 ) -> None:
     """A press refused as outdated, on a message whose own buttons (as Telegram reports the
     message, not as the data says) are that very game's: a copy that is not the live one —
-    a send whose answer was lost, an old panel. It goes, so that nobody presses it again."""
+    a send whose answer was lost, an old panel. It goes, so that nobody presses it again;
+    if its game is over (``over``), only its buttons go — the message stays as history."""
     game_id = getattr(press, "game_id", None)
     message = query.message if isinstance(query.message, Message) else None
     if not isinstance(game_id, int) or message is None or message.reply_markup is None:
@@ -416,11 +421,14 @@ def _retire_if_stray(
                 shown = callbacks.parse(button.callback_data)
             except callbacks.BadCallback:
                 continue
-            if getattr(shown, "game_id", None) == game_id:
-                cardroom(context).publisher.retire_stray(
-                    game_id, message.chat.id, message.message_id
-                )
-                return
+            if getattr(shown, "game_id", None) != game_id:
+                continue
+            publisher = cardroom(context).publisher
+            if over:
+                publisher.disarm(message.chat.id, message.message_id)
+            else:
+                publisher.retire_stray(game_id, message.chat.id, message.message_id)
+            return
 
 
 async def _reachable(context: ContextTypes.DEFAULT_TYPE, user: User, t: Translator) -> bool:

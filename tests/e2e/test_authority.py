@@ -357,3 +357,35 @@ async def test_numbers_past_what_the_storage_holds_are_refused_before_any_query(
     # The largest id the storage holds is a query like any other: no such game.
     answer = await forge(h, anna, lobby, "L:2147483647:join")
     assert answer.text == "This game no longer exists."
+
+
+GAME_OVER = "This game is over."
+
+
+async def test_a_keyboard_that_outlived_its_game_says_so_and_loses_its_buttons(
+    harness: Harness,
+) -> None:
+    """A game cancelled while a panel's last edit could not be made: the panel still shows
+    moves. Pressed, it answers that the game is over and its buttons go (the message stays);
+    the game's data pressed on an older message of the player's says the same."""
+    h, api = harness, harness.api
+    anna, boris, group = await two_player_game(h)
+    mover = anna if action_buttons(h, anna) else boris
+    mine = h.panel(mover)
+    assert mine is not None
+    label, data = next(b for row in api.buttons(mine) for b in row if b[1].startswith("A:"))
+    game_id = await game_id_in(h, group)
+    api.fail_next(
+        "editMessageText", 400, "Bad Request: chat is being moved", times=3, chat_id=mover
+    )
+    await say(h, anna, group, "/cancel")
+    assert api.buttons(api.message(mover, mine.message_id)), "the final edit was lost"
+    version = (await room(h).play.snapshot(game_id)).version
+
+    assert (await press(h, mover, api.message(mover, mine.message_id), label)).text == GAME_OVER
+    await api.wait_until(lambda: not api.buttons(api.message(mover, mine.message_id)))
+    assert api.message(mover, mine.message_id).text == mine.text  # kept, as history
+    older = next(m for m in api.bot_messages(mover) if m.message_id < mine.message_id)
+    assert (await forge(h, mover, older, data)).text == GAME_OVER
+    assert api.message(mover, older.message_id).text == older.text
+    assert (await room(h).play.snapshot(game_id)).version == version

@@ -83,6 +83,37 @@ def state(hand0: str, hand1: str, top: str, **kw: Any) -> RankState:
     )
 
 
+def test_the_table_shows_the_players_as_the_race_to_the_round_limit() -> None:
+    """Most games of Rank end at the round limit, fewest cards first: the table lists the
+    players by the place each would take now (ties sharing it), whose turn marked."""
+    game = RankState(
+        hands=(
+            parse_cards(["7h", "9s", "2d"]),
+            (),
+            parse_cards(["Kd", "Qc", "3s", "4s", "5s"]),
+            parse_cards(["Jd", "Tc", "6s"]),
+        ),
+        stock=parse_cards(["2c"]),
+        discard=parse_cards(["8c"]),
+        opened=NOW,
+        turn_seconds=60,
+        out=(1,),
+        turn=2,
+        round=12,
+    )
+    content = table_content(T, snapshot(game, names=("Anna", "Boris", "Clara", "Dan")), NOW)
+    lines = content.text.splitlines()
+    assert "🏁 The race — after round 200, fewest cards wins:" in lines
+    race = lines[lines.index("🏁 The race — after round 200, fewest cards wins:") + 1 :][:5]
+    assert race == [
+        "1. Boris — no cards left",
+        "2. Anna — 3 cards",
+        "2. Dan — 3 cards",
+        "4. 👉 Clara — 5 cards",
+        "",
+    ]
+
+
 def test_lobby_lists_players_escaped_with_its_buttons() -> None:
     content = table_content(T, snapshot(names=("<b>Eve</b>", None), status="lobby"), NOW)
     assert "&lt;b&gt;Eve&lt;/b&gt;" in content.text

@@ -6,10 +6,12 @@ Everything here is plain data plus tiny pure helpers; the turn logic lives in
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
 
 from bot.games.cards import ACE, JOKER, KING, RANK_CODES, RANKS, SUITS, Card, card
+from bot.games.engine import places_from_ranking
 
 # Phases of the turn (also shown in the view).
 PLAY: Final = "play"
@@ -248,6 +250,25 @@ class RankView:
     deadline: float | None
     finished: bool
     loser: int | None
+
+    def race(self) -> tuple[int, ...]:
+        """Each seat's place if the game stopped now (see :func:`race_places`)."""
+        return race_places(self.out, self.pending, self.hand_sizes)
+
+
+def race_places(
+    out: Sequence[int], pending: int | None, hand_sizes: Sequence[int]
+) -> tuple[int, ...]:
+    """Each seat's place if the game stopped now — the rules' backstop end, and the race the
+    round limit makes of a long game: players out keep their places in the order they went
+    out, a pending exit standing (after those out); those still holding cards follow, fewer
+    cards first, equal counts sharing a place."""
+    gone = (*out, pending) if pending is not None and pending not in out else tuple(out)
+    keys = [
+        (0, gone.index(seat)) if seat in gone else (1, size)
+        for seat, size in enumerate(hand_sizes)
+    ]
+    return places_from_ranking(keys)
 
 
 # --- event and error codes ---------------------------------------------------------------

@@ -116,6 +116,7 @@ from bot.games.rank.model import (
     RankView,
     decode_action,
     encode_action,
+    race_places,
     rank_up,
 )
 
@@ -635,14 +636,7 @@ class RankRules:
             return self.outcome(state)
         if state.round <= 1:
             return None
-        out = state.out if state.pending is None else (*state.out, state.pending)
-        keys: list[tuple[int, int]] = []
-        for seat, hand in enumerate(state.hands):
-            if seat in out:
-                keys.append((0, out.index(seat)))
-            else:
-                keys.append((1, len(hand)))
-        return Outcome(places_from_ranking(keys))
+        return Outcome(race_places(state.out, state.pending, [len(h) for h in state.hands]))
 
     # --- codes and storage -----------------------------------------------------------
 

@@ -43,6 +43,9 @@ def _status(t: Translator, view: RankView, seat: int) -> str:
 
 class RankRenderer:
     def table(self, t: Translator, snapshot: GameSnapshot, now: float) -> list[str]:
+        """The top card and the piles, then the players as the race they are: by the place
+        each would take if the game stopped now (most games end at the round limit, fewest
+        cards first) — whose turn it is marked; the turn order is each panel's to show."""
         view: RankView = snapshot.public
         lines = [
             t("rank.round", round=view.round, limit=view.round_limit),
@@ -50,9 +53,13 @@ class RankRenderer:
             t("rank.piles", stock=view.stock_size, discard=view.discard_size),
             "",
         ]
-        for seat in range(view.players):
-            marker = "👉 " if seat == view.turn else "    "
-            lines.append(f"{marker}{seat_name(t, snapshot, seat)} — {_status(t, view, seat)}")
+        if not view.finished:
+            lines.append(t("rank.race", limit=view.round_limit))
+        places = view.race()
+        for seat in sorted(range(view.players), key=lambda s: (places[s], s)):
+            marker = "👉 " if seat == view.turn else ""
+            status = t("rank.status_no_cards") if seat in view.out else _status(t, view, seat)
+            lines.append(f"{places[seat]}. {marker}{seat_name(t, snapshot, seat)} — {status}")
         return lines
 
     def panel(
