@@ -134,8 +134,7 @@ class PlayService:
         if game.status != PLAYING:
             raise ServiceError("play.game_over" if game.state else "play.not_started")
         rules = get_rules(game.game_key)
-        realtime = bool(getattr(rules, "realtime", False))
-        if version is not None and version != game.version and not realtime:
+        if version is not None and version != game.version and not _any_version(rules, code):
             raise ServiceError("play.stale")
         try:
             action = rules.decode_action(code)
@@ -405,3 +404,11 @@ class PlayService:
                 status=status,
                 outcome=outcome,
             )
+
+
+def _any_version(rules: Any, code: str) -> bool:
+    """Whether a press of ``code`` means the same whatever the game's version: every press of
+    a real-time game (judged at arrival), and the codes the rules list as such."""
+    return bool(getattr(rules, "realtime", False)) or code in getattr(
+        rules, "any_version_codes", ()
+    )

@@ -52,6 +52,7 @@ from bot.telegram.limits import calling
 from bot.telegram.render import (
     Content,
     Keyboard,
+    is_pause,
     panel_content,
     result_content,
     solo_content,
@@ -271,7 +272,12 @@ class Publisher:
         panel.render = render
         if self._ending(panel, snapshot) and panel.message_id is not None:
             panel.renew = True  # his result, and his rating's change, notify him
-        turn = seat in snapshot.legal and not snapshot.seats[seat].autopilot
+        # In a pause (saying one is ready is no move) nobody is pinged.
+        turn = (
+            seat in snapshot.legal
+            and not snapshot.seats[seat].autopilot
+            and not is_pause(snapshot)
+        )
         loop = asyncio.get_running_loop()
         if turn and panel.turn_since is None:
             # He has had the move since now (or since an earlier change still on its way).

@@ -2,8 +2,9 @@
 
 Anna plays against two computer seats to the lowest target (100 points). After every deal the
 group's score sheet is checked against the rules' formula (the engine's scoring module), and
-the pause between deals is ended in each of its three ways: a Next press, a restart of the bot
-while the pause runs out, and the pause running out.
+the pause between deals is ended in each of its three ways: everyone's Next press (the
+computers press by themselves), a restart of the bot while the pause runs out, and the pause
+running out. Two people at one table: one quick Next does not cut the sheet short for the other.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ SHEET_TITLE = re.compile(r"^📋 Deal (\d+) is over — score sheet$", re.M)
 SHEET_PLAYER = re.compile(r"^(?P<name>.+) · deal (?P<score>[+-]?\d+) → (?P<total>-?\d+) pts$")
 STACK = re.compile(r"^ +(?P<suit>[♠♥♦♣])\ufe0f? (?P<ranks>[0-9AKQJ ]+) → (?P<score>[+-]?\d+)$")
 RESULT = re.compile(
-    r"^(?:🥇|🥈|🥉) (?P<name>.+?) — (?P<total>-?\d+) points(?: · rating \d+ \(\S+\))?$", re.M
+    r"^(?:🥇|🥈|🥉) (?P<name>.+?) — (?P<total>-?\d+) points?(?: · rating \d+ \(\S+\))?$", re.M
 )
 
 #: How long a person needs for one press, at the very fastest (bot time).
@@ -255,15 +256,23 @@ async def end_pause(h: Harness, group: FakeChat, anna: FakeUser, deal: int, paus
     """End the pause after ``deal``: the first runs out while the bot is down, the second
     ends by Anna's Next, the others run out."""
     table = h.table(group)
-    assert f"Deal {deal + 1} starts by itself within 20 s" in table.text
-    # Nobody's move: the pause is for reading the sheet, and anyone may press Next.
-    assert not re.search(r"To move: \w", table.text)
-    assert f"⏭ Deal {deal + 1} now" in labels(h, panel(h, anna))
-    assert "Your move" not in panel(h, anna).text
+    button = f"⏭ Deal {deal + 1} now"
+    assert (
+        f"Deal {deal + 1} starts by itself within 20 s — or at once when everyone has pressed "
+        f"«{button}»." in table.text
+    )
+    assert button in labels(h, panel(h, anna))
+    # The computers are ready by themselves, a moment after the deal; Anna reads the sheet.
+    for _ in range(2):
+        await tick(h, 1.5)
+    text = h.table(group).text
+    assert read_sheet(text) is not None
+    # Computers are never named as ready, nor anyone as "to move": it is a pause.
+    assert "is ready for the next deal" not in text and "Ready:" not in text
+    assert "⏸ Pause ⏳" in text and "To move" not in text
     if pause == 1:
         # The computers do not cut the pause short…
-        for _ in range(3):
-            await tick(h, 1.5)
+        await tick(h, 1.5)
         assert read_sheet(h.table(group).text) is not None
         # …and when the pause runs out while the bot is down, the match goes on at start.
         await h.stop()
@@ -272,11 +281,12 @@ async def end_pause(h: Harness, group: FakeChat, anna: FakeUser, deal: int, paus
         await h.tick(0)
         assert h.table(group).message_id == table.message_id
     elif pause == 2:
-        await act(h, anna, panel(h, anna), f"⏭ Deal {deal + 1} now")
-        assert "Anna pressed Next" in h.table(group).text
+        # Everyone else is ready: her press deals at once.
+        await act(h, anna, panel(h, anna), button)
+        assert read_sheet(h.table(group).text) is None, "the next deal started at once"
     else:
         # (Bot time is wall-clock time plus the harness's offset: leave room for a slow run.)
-        await tick(h, BETWEEN_DEALS_SECONDS - 2)
+        await tick(h, BETWEEN_DEALS_SECONDS - 5)
         assert read_sheet(h.table(group).text) is not None, "the pause has not run out yet"
         await tick(h, 2.5)
     text = h.table(group).text
@@ -353,3 +363,48 @@ async def test_an_absent_player_plays_his_lowest_card_to_the_middle_and_draws(
     assert "Anna drew from the pile" in text
     assert lowest.label not in hand_of(panel(h, anna))
     assert "Not your turn" in panel(h, anna).text
+
+
+async def test_the_next_deal_waits_until_both_people_have_pressed_next(harness: Harness) -> None:
+    h, api = harness, harness.api
+    anna, boris = api.add_user("Anna"), api.add_user("Boris")
+    group = api.add_group("Card club", admins=[anna], members=[boris])
+    await h.api.send_text(anna, group, "/new progression")
+    await h.api.wait_until(lambda: bool(h.api.bot_messages(group)))
+    await h.settle()
+    await press(h, boris, h.table(group), "✋ Join")
+    await press(h, anna, h.table(group), "🤖 Add computer")
+    await press(h, anna, h.table(group), "▶️ Start")
+    people = (anna, boris)
+    for _ in range(3000):
+        if read_sheet(h.table(group).text or "") is not None:
+            break
+        mover = next((user for user in people if labels(h, panel(h, user))), None)
+        if mover is None:
+            await tick(h, 1.5)  # the computer's turn
+        else:
+            await human_turn(h, group, mover, None)
+    else:
+        raise AssertionError("the deal did not end")
+    assert "Game over" not in h.table(group).text
+    await tick(h, 1.5)  # the computer is ready by itself
+    button = "⏭ Deal 2 now"
+    assert labels(h, panel(h, anna)) == [button] == labels(h, panel(h, boris))
+
+    await act(h, anna, panel(h, anna), button)
+    # Anna's quick press does not cut the sheet short for Boris.
+    table = h.table(group).text
+    assert read_sheet(table) is not None, "the deal has not started"
+    assert "✅ Ready: Anna\n" in table
+    waiting = panel(h, anna)
+    assert labels(h, waiting) == []
+    assert f"Waiting for Boris to press «{button}» — or deal 2 starts by itself" in waiting.text
+    assert labels(h, panel(h, boris)) == [button]
+    assert "✅ Ready: Anna" in panel(h, boris).text
+
+    # Boris's press is the last one needed: the deal starts at once.
+    await act(h, boris, panel(h, boris), button)
+    table = h.table(group).text
+    assert read_sheet(table) is None and "Deal 2 · match to 200 points" in table
+    assert "Deal 2 — " in table
+    assert api.unanswered_callbacks() == []

@@ -288,9 +288,11 @@ def test_deal_ends_exactly_when_the_last_card_is_taken() -> None:
         "progression.deal_score",
     ]
     assert step.events[3].args == {"score": 27, "total": 27}
-    # The pause: 8 s after the deal ended, independent of turn_seconds.
+    # The pause: 20 s after the deal ended, independent of turn_seconds.
     assert P.next_deadline(end) == 50.0 + BETWEEN_DEALS_SECONDS
-    assert P.acting_seats(end) == ()  # nobody is to move: computers do not cut the pause
+    # The deal waits for every seat: nobody has pressed Next yet.
+    assert end.ready == (False, False, False)
+    assert P.acting_seats(end) == (0, 1, 2)
     assert all(P.legal_actions(end, seat) == [NEXT] for seat in range(3))
     assert P.outcome(end) is None
 
@@ -310,13 +312,23 @@ def test_running_scores_in_view() -> None:
     assert view.deal_scores == (27, -28, 0)
 
 
-def test_between_deals_next_by_any_seat_and_by_deadline() -> None:
+def _ready_all_but(state: ProgressionState, last: int, now: float) -> ProgressionState:
+    """Every seat but ``last`` presses Next (in seat order)."""
+    for seat in range(3):
+        if seat != last:
+            state = P.apply(state, seat, NEXT, Random(3), now).state
+    return state
+
+
+def test_between_deals_next_when_every_seat_is_ready_and_by_deadline() -> None:
     end = play(_last_card_state(dealer=2), "d", now=50.0).state
     assert end.dealer == 2
     with pytest.raises(IllegalAction) as refused:
         play(end, "u2c", 0)
     assert refused.value.code == "progression.wrong_phase"
-    step = P.apply(end, 1, NEXT, Random(3), 52.0)
+    waiting = _ready_all_but(end, 1, 51.0)
+    assert waiting.phase == "between_deals" and waiting.ready == (True, False, True)
+    step = P.apply(waiting, 1, NEXT, Random(3), 52.0)
     new = step.state
     assert codes(step.events)[:2] == ["progression.next", "progression.deal_started"]
     assert step.events[0].seat == 1
@@ -328,10 +340,65 @@ def test_between_deals_next_by_any_seat_and_by_deadline() -> None:
     assert [len(h) for h in new.hands] == [5, 5, 5] and len(new.draw) == 37
     assert new.stacks == (EMPTY,) * 3 and new.public == EMPTY
     assert new.totals == end.totals and new.sheet == end.sheet  # the sheet stays on show
+    assert new.ready == (False, False, False)
     # The deadline does the same and no player is blamed for the pause.
     timed = P.on_deadline(end, Random(3), 58.0)
     assert "progression.timeout" not in codes(timed.events)
     assert timed.state.deal == 2 and timed.state.hands == new.hands
+
+
+def test_one_quick_next_does_not_cut_the_pause_short_for_the_others() -> None:
+    """Two people and a computer: the first person's Next only marks him ready; the computer
+    (an acting seat until it presses) and the second person follow; the last press deals."""
+    end = play(_last_card_state(), "d", now=50.0).state
+    anna, boris, computer = 0, 1, 2
+    first = P.apply(end, anna, NEXT, Random(3), 51.0)
+    assert first.events == (Event("progression.next", anna),)
+    pause = first.state
+    assert pause.phase == "between_deals" and pause.deal == 1
+    assert pause.ready == (True, False, False)
+    assert P.next_deadline(pause) == 50.0 + BETWEEN_DEALS_SECONDS  # the pause keeps its end
+    assert P.acting_seats(pause) == (boris, computer)
+    assert P.legal_actions(pause, anna) == []  # her button is gone…
+    assert P.legal_actions(pause, boris) == [NEXT]
+    with pytest.raises(IllegalAction) as refused:  # …and a second press is refused
+        P.apply(pause, anna, NEXT, Random(3), 52.0)
+    assert refused.value.code == "progression.already_ready"
+    assert P.choose(pause, computer, Random(0)) == NEXT
+    pause = P.apply(pause, computer, NEXT, Random(3), 52.0).state
+    assert pause.phase == "between_deals" and P.acting_seats(pause) == (boris,)
+    last = P.apply(pause, boris, NEXT, Random(3), 53.0)
+    assert codes(last.events)[:2] == ["progression.next", "progression.deal_started"]
+    dealt = last.state
+    assert dealt.deal == 2 and dealt.phase == "play" and dealt.opened == 53.0
+    # The next pause starts with nobody ready again.
+    assert dealt.ready == (False, False, False)
+    fast = replace(dealt, draw=dealt.draw[-1:], phase="take", just_played=None)
+    again = P.apply(fast, fast.to_move, DRAW, Random(3), 60.0).state
+    assert again.phase == "between_deals" and again.deal == 2
+    assert again.ready == (False, False, False) and P.acting_seats(again) == (0, 1, 2)
+
+
+def test_the_deadline_deals_whoever_has_pressed() -> None:
+    end = play(_last_card_state(), "d", now=50.0).state
+    pause = _ready_all_but(end, 2, 51.0)
+    step = P.on_deadline(pause, Random(3), 50.0 + BETWEEN_DEALS_SECONDS)
+    assert "progression.timeout" not in codes(step.events)
+    assert codes(step.events)[0] == "progression.deal_started"
+    assert step.state.deal == 2 and step.state.ready == (False, False, False)
+
+
+def test_who_is_ready_is_saved_and_an_old_save_without_it_loads() -> None:
+    end = play(_last_card_state(), "d", now=50.0).state
+    pause = P.apply(end, 1, NEXT, Random(3), 51.0).state
+    data = json.loads(json.dumps(P.dump(pause)))
+    assert data["ready"] == [False, True, False]
+    assert P.load(data) == pause and P.view(P.load(data), None).ready == (False, True, False)
+    # A pause saved before presses were kept per seat: nobody has pressed yet.
+    del data["ready"]
+    old = P.load(data)
+    assert old.ready == (False, False, False)
+    assert all(P.legal_actions(old, seat) == [NEXT] for seat in range(3))
 
 
 # --- the match -------------------------------------------------------------------------------
@@ -752,11 +819,16 @@ def test_random_deals(chunk: int) -> None:
             before = state
             if phase == "between_deals":
                 steps = 0
-                if rng.random() < 0.5:
+                waiting = P.acting_seats(state)
+                assert waiting == tuple(s for s in range(3) if not state.ready[s])
+                if rng.random() < 0.3:
                     step = P.on_deadline(state, rng, now)
                 else:
-                    step = P.apply(state, rng.randrange(3), NEXT, rng, now)
-                assert step.state.deal == state.deal + 1 and step.state.draw
+                    step = P.apply(state, rng.choice(waiting), NEXT, rng, now)
+                if len(waiting) > 1 and step.events[0].code == "progression.next":
+                    assert step.state.deal == state.deal and len(step.events) == 1
+                else:
+                    assert step.state.deal == state.deal + 1 and step.state.draw
             elif rng.random() < 0.04:
                 step = P.on_deadline(state, rng, now)
                 assert step.events[0] == Event("progression.timeout", state.to_move)
@@ -780,7 +852,7 @@ def test_random_deals(chunk: int) -> None:
                 _check_events(step.events, before)
                 _check_views(state)
             if state.phase in ("between_deals", "over"):
-                deals += 1
+                deals += before.phase != "between_deals"  # a Next press is no new deal
                 _check_finished_deal(state)
                 assert P.load(json.loads(json.dumps(P.dump(state)))) == state
                 assert (P.outcome(state) is not None) == (state.phase == "over")

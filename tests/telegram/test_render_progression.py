@@ -7,9 +7,18 @@ from dataclasses import replace
 from random import Random
 from typing import Any
 
+import pytest
+
 from bot.games.cards import parse_cards
-from bot.games.progression import PROGRESSION, PlayCard, ProgressionState, TakeCard, build_state
-from bot.i18n import translator
+from bot.games.progression import (
+    NEXT,
+    PROGRESSION,
+    PlayCard,
+    ProgressionState,
+    TakeCard,
+    build_state,
+)
+from bot.i18n import SUPPORTED_LANGUAGES, translator
 from bot.services.types import GameSnapshot, SeatInfo
 from bot.telegram.callbacks import ActPress, ScreenPress, parse
 from bot.telegram.render import panel_content, table_content
@@ -29,10 +38,12 @@ def snapshot(
     *,
     names: tuple[str | None, ...] = ("Anna", None, "Carla"),
     status: str = "playing",
+    away: tuple[int, ...] = (),
 ) -> GameSnapshot:
-    """As the services build it: legal actions for every seat that has any."""
+    """As the services build it: legal actions for every seat that has any. A person's seat in
+    ``away`` is on autopilot."""
     infos = tuple(
-        SeatInfo(i, None if n is None else 100 + i, n or "", "en", None, 0)
+        SeatInfo(i, None if n is None else 100 + i, n or "", "en", None, 0, autopilot=i in away)
         for i, n in enumerate(names)
     )
     legal = {}
@@ -266,11 +277,19 @@ def test_a_waiting_panel_is_unchanged_by_another_players_turn() -> None:
     assert panel_content(T, snapshot(taken), 2, NOW) == before
 
 
-def test_between_deals_the_group_sees_the_score_sheet_and_anyone_may_press_next() -> None:
+def _pressed(state: ProgressionState, *seats: int) -> ProgressionState:
+    """Between deals: these seats press Next."""
+    for seat in seats:
+        state = P.apply(state, seat, NEXT, Random(1), NOW - 1).state
+    assert state.phase == "between_deals"
+    return state
+
+
+def test_between_deals_the_group_sees_the_score_sheet_and_everyone_may_press_next() -> None:
     state = _last_deal_state((40, 12, -5))
     assert state.phase == "between_deals"
     game = snapshot(state)
-    assert game.acting == () and set(game.legal) == {0, 1, 2}
+    assert game.acting == (0, 1, 2) and set(game.legal) == {0, 1, 2}
     text = table_content(T, game, NOW).text
     assert "📋 <b>Deal 1 is over</b> — score sheet" in text
     assert (
@@ -282,11 +301,13 @@ def test_between_deals_the_group_sees_the_score_sheet_and_anyone_may_press_next(
         "   ♥️ A K → <b>-30</b>" in text
     )
     assert "<b>Carla</b> · deal 0 → -5 pts\n   ♣ A K 7 → <b>0</b>" in text
+    # The words quote the button, and say that one press does not do it.
     assert (
-        "Deal 2 starts by itself within 20 s — or at once when a player presses «⏭ Deal 2 now»."
-        in text
+        "Deal 2 starts by itself within 20 s — or at once when everyone has pressed "
+        "«⏭ Deal 2 now»." in text
     )
     assert "⏳ 18 s" in text  # the 20-second pause: long enough to read the sheet
+    assert "Ready:" not in text  # nobody has pressed yet
     assert "tied" not in text.lower()
     for seat in (0, 2):
         panel = panel_content(T, game, seat, NOW)
@@ -294,9 +315,86 @@ def test_between_deals_the_group_sees_the_score_sheet_and_anyone_may_press_next(
         assert list(found) == ["⏭ Deal 2 now"]
         assert found["⏭ Deal 2 now"] == ActPress(7, 3, "n")
         assert "Not your turn" not in panel.text, "he has a button to press"
+        assert "at once when everyone has pressed «⏭ Deal 2 now»" in panel.text
     anna = panel_content(T, game, 0, NOW).text
     assert "You scored <b>+47</b> → 87 pts." in anna
     assert "1. Anna — 87 pts\n2. Carla — -5 pts\n3. 🤖 Computer 1 — -16 pts" in anna
+
+
+def test_after_pressing_next_the_panel_names_the_people_still_awaited() -> None:
+    game = snapshot(_pressed(_last_deal_state((40, 12, -5)), 0), names=("Anna", "Boris", "Carla"))
+    assert game.acting == (1, 2) and set(game.legal) == {1, 2}
+    anna = panel_content(T, game, 0, NOW)
+    assert anna.keyboard == ()
+    assert (
+        "✅ You are ready. Waiting for Boris, Carla to press «⏭ Deal 2 now» — or deal 2 starts "
+        "by itself within 20 s." in anna.text
+    )
+    assert "Not your turn" not in anna.text and "Your move" not in anna.text
+    assert "You scored <b>+47</b> → 87 pts." in anna.text  # the sheet stays
+    # Boris has not pressed: his button, and who is ready.
+    boris = panel_content(T, game, 1, NOW)
+    assert buttons(boris) == ["⏭ Deal 2 now"]
+    assert "✅ Ready: Anna" in boris.text and "Waiting for" not in boris.text
+    # The table says who is ready, next to the button's own words.
+    table = table_content(T, game, NOW).text
+    assert (
+        "at once when everyone has pressed «⏭ Deal 2 now».\n✅ Ready: Anna\n\n"
+        "⏸ Pause ⏳ 18 s" in table
+    )
+    # Nobody is "to move" in the pause, and saying one is ready is no news for the log.
+    assert "To move" not in table and "is ready" not in table
+    both = snapshot(
+        _pressed(_last_deal_state((40, 12, -5)), 2, 0), names=("Anna", "Boris", "Carla")
+    )
+    assert "✅ Ready: Anna, Carla" in table_content(T, both, NOW).text
+    assert "Waiting for Boris to press «⏭ Deal 2 now»" in panel_content(T, both, 2, NOW).text
+
+
+def test_computers_and_people_away_are_never_waited_for_nor_listed() -> None:
+    # Seat 1 is a computer; it has not pressed yet (it does so by itself, in a moment).
+    state = _pressed(_last_deal_state((40, 12, -5)), 0)
+    anna = panel_content(T, snapshot(state), 0, NOW).text
+    assert "Waiting for Carla to press «⏭ Deal 2 now»" in anna
+    assert "Computer" not in anna.splitlines()[-1]
+    # Carla is away (the computer plays for her): only the computer is left, nobody to name.
+    away = panel_content(T, snapshot(state, away=(2,)), 0, NOW)
+    assert "✅ You are ready — deal 2 starts in a moment." in away.text
+    assert "Waiting for" not in away.text and away.keyboard == ()
+    # A computer that has pressed is no "ready" person either.
+    computer_ready = _pressed(state, 1)
+    table = table_content(T, snapshot(computer_ready), NOW).text
+    assert "✅ Ready: Anna\n" in table
+    assert "Ready: Anna, " not in table
+
+
+@pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
+def test_every_language_quotes_the_button_and_agrees_with_the_number_awaited(
+    language: str,
+) -> None:
+    t = translator(language)
+    names = ("Anna", "Boris", "Carla")
+    one_pressed = snapshot(_pressed(_last_deal_state((40, 12, -5)), 0), names=names)
+    two_pressed = snapshot(_pressed(_last_deal_state((40, 12, -5)), 0, 2), names=names)
+    boris = panel_content(t, one_pressed, 1, NOW)
+    (label,) = buttons(boris)
+    assert "2" in label
+    assert f"«{label}»" in boris.text and f"«{label}»" in table_content(t, one_pressed, NOW).text
+    waiting_two = panel_content(t, one_pressed, 0, NOW)
+    waiting_one = panel_content(t, two_pressed, 0, NOW)
+    assert waiting_two.keyboard == () == waiting_one.keyboard
+    assert "Boris, Carla" in waiting_two.text and f"«{label}»" in waiting_two.text
+    assert "Boris" in waiting_one.text and "Carla" not in waiting_one.text.split("\n")[-1]
+    # One person awaited, or two: the verb agrees (Russian, Ukrainian, Croatian).
+    verbs = {
+        "ru": ("нажмёт", "нажмут"),
+        "uk": ("натисне", "натиснуть"),
+        "hr": ("pritisne", "pritisnu"),
+    }
+    if language in verbs:
+        one, many = verbs[language]
+        assert f" {one} " in waiting_one.text and f" {many} " not in waiting_one.text
+        assert f" {many} " in waiting_two.text and f" {one} " not in waiting_two.text
 
 
 def test_a_tie_at_the_top_is_announced() -> None:

@@ -9,8 +9,9 @@ Actions (``encode_action`` codes; cards by their 2-character code, e.g. ``7h``, 
 - ``u<card>`` (``u7h``): play the card onto the public stack of its suit.
 - ``d``: take the top card of the draw pile (``TakeCard(None)``).
 - ``t<suit>`` (``ts``, ``th``, ``td``, ``tc``): take the top card of that public stack.
-- ``n``: between deals, deal the next deal now (``NextDeal``); legal for every seat, although
-  ``acting_seats`` is empty then (nobody is to move: the pause runs unless someone presses).
+- ``n``: between deals, "I am ready for the next deal" (``NextDeal``); legal once per pause for
+  each seat. The next deal starts when every seat is ready, or when the pause ends; the seats
+  not yet ready are the ``acting_seats`` then (a computer seat presses by itself).
 
 A turn is two actions by the same seat: a play (phase ``play``), then a take (phase ``take``).
 
@@ -19,8 +20,8 @@ indexed by seat, per-suit tuples by suit in the order ♠ ♥ ♦ ♣):
 
 - ``seat``: whose view this is (None: the public table).
 - ``phase``: ``"play"`` | ``"take"`` | ``"between_deals"`` | ``"over"``.
-- ``to_move``: the seat to play or take (None between deals and when over; between deals any
-  seat may press Next).
+- ``to_move``: the seat to play or take (None between deals and when over; between deals every
+  seat not yet ready may press Next).
 - ``deal``: deal number (1, 2, …); ``dealer``: this deal's dealer; ``target``: match target.
 - ``private_stacks[seat][suit]``: every player's four private stacks (public information).
 - ``stack_scores[seat][suit]``: each private stack's score if the deal ended now;
@@ -38,7 +39,8 @@ indexed by seat, per-suit tuples by suit in the order ♠ ♥ ♦ ♣):
   and ``rows[seat]``, each a ``SheetRow`` with ``stacks`` (4), ``stack_scores`` (4),
   ``deal_score`` and ``total`` (running total after that deal). Shown between deals and after
   the match ends.
-- ``deadline``: when the open window closes (a turn phase, or the 8-second pause between
+- ``ready[seat]``: between deals, whether that seat has pressed Next (all False otherwise).
+- ``deadline``: when the open window closes (a turn phase, or the 20-second pause between
   deals); None when over.
 - ``finished``: the match is over; ``places[seat]`` (1 = winner, ties share) and ``winner``
   once it is, else None.
@@ -57,7 +59,8 @@ Events (``seat`` is the actor unless said otherwise):
 - ``progression.tie`` {total}: the target is reached but the highest total is shared: another
   deal is played.
 - ``progression.match_won`` {total}: seat = the winner.
-- ``progression.next``: seat pressed Next between deals (``deal_started`` follows).
+- ``progression.next``: seat pressed Next between deals (it is ready for the next deal);
+  ``deal_started`` follows at once when that made every seat ready.
 """
 
 from __future__ import annotations

@@ -11,10 +11,13 @@ Readings of the rules file where it is silent (each has a test):
   during a turn (the deal ends the moment its last card is taken), so a player can always play
   (a public stack takes any card of its suit) and always take.
 - After a deal the state pauses in ``between_deals`` for ``BETWEEN_DEALS_SECONDS`` (20 s, not
-  ``turn_seconds``) with the deal's score sheet; ``on_deadline`` then, or any seat's ``Next``,
-  deals the next deal. Nobody is late in that pause, so that deadline emits no timeout event;
-  and nobody is to move in it (``acting_seats`` is empty, so computer seats do not cut the pause
-  short), while ``legal_actions`` offers ``Next`` to every seat.
+  ``turn_seconds``) with the deal's score sheet. The next deal starts when the pause ends
+  (``on_deadline``) or, at once, when every seat has pressed ``Next``: one quick player does not
+  cut the sheet short for the others. Each press is kept per seat (``ready``) and emits
+  ``progression.next``; a seat that has pressed is offered ``Next`` no more, and a second press
+  is refused (``progression.already_ready``). The seats not yet ready are the acting seats, so a
+  computer seat (or a person's seat on autopilot) presses at its own pace and counts as ready,
+  while nobody is late in the pause: its deadline emits no timeout event.
   After the deal that decides the match the state goes straight to ``over`` and keeps the sheet.
 - The match may go on past the target for ties: it ends only when some total has reached the
   target and one player alone has the highest total. Places follow the totals (equal totals
@@ -26,6 +29,7 @@ Readings of the rules file where it is silent (each has a test):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from random import Random
 from typing import Any
 
@@ -49,6 +53,7 @@ from bot.games.progression.state import (
     DRAW,
     HAND_SIZE,
     NEXT,
+    NOBODY_READY,
     PHASE_BETWEEN,
     PHASE_OVER,
     PHASE_PLAY,
@@ -113,6 +118,7 @@ ERR_CANNOT_STACK = "progression.cannot_stack"
 ERR_EMPTY_STACK = "progression.empty_stack"
 ERR_JUST_PLAYED = "progression.just_played"
 ERR_MUST_DRAW = "progression.must_draw"
+ERR_ALREADY_READY = "progression.already_ready"
 
 ERROR_CODES = (
     ERR_BAD_ACTION,
@@ -124,6 +130,7 @@ ERROR_CODES = (
     ERR_EMPTY_STACK,
     ERR_JUST_PLAYED,
     ERR_MUST_DRAW,
+    ERR_ALREADY_READY,
 )
 
 
@@ -165,6 +172,7 @@ def build_state(
     turn_seconds: float = DEFAULT_TURN_SECONDS,
     opened: float = 0.0,
     sheet: ScoreSheet | None = None,
+    ready: Sequence[bool] = NOBODY_READY,
 ) -> ProgressionState:
     """A position from explicit cards (for tests). Stacks are bottom to top, in suit order
     ♠ ♥ ♦ ♣; ``draw`` lists the pile bottom to top, and by default holds every card not placed
@@ -183,8 +191,8 @@ def build_state(
         dealer = (to_move - 1) % SEATS
     if len(hands_t) != SEATS or len(own) != SEATS or len(pub) != 4:
         raise ValueError("Progression needs three hands, three stack sets and four public stacks")
-    if any(len(s) != 4 for s in own) or phase not in PHASES:
-        raise ValueError("bad stacks or phase")
+    if any(len(s) != 4 for s in own) or phase not in PHASES or len(ready) != SEATS:
+        raise ValueError("bad stacks, phase or ready")
     return ProgressionState(
         target=target,
         turn_seconds=turn_seconds,
@@ -202,6 +210,7 @@ def build_state(
         totals=tuple(totals),
         opened=opened,
         sheet=sheet,
+        ready=tuple(ready),
     )
 
 
@@ -407,6 +416,7 @@ def _end_deal(
         totals=totals,
         opened=now,
         sheet=sheet,
+        ready=NOBODY_READY,  # every pause starts with nobody ready
     )
     return Step(new, tuple(events))
 
@@ -418,6 +428,10 @@ class ProgressionRules:
     min_players = SEATS
     max_players = SEATS
     options = (OptionSpec("target", TARGETS, DEFAULT_TARGET),)
+    #: Codes that mean the same whatever the game's version (Next: "I am ready"), so that the
+    #: computers' own presses between deals do not make a person's Next button out of date:
+    #: the services skip their stale-version check for these.
+    any_version_codes = frozenset({"n"})
 
     def new_game(self, seats: int, options: Options, rng: Random, now: float) -> ProgressionState:
         if seats != SEATS:
@@ -443,14 +457,16 @@ class ProgressionRules:
     def acting_seats(self, state: ProgressionState) -> tuple[int, ...]:
         if state.phase in (PHASE_PLAY, PHASE_TAKE):
             return (state.to_move,)
-        # Between deals nobody is to move: the pause runs its course (a computer seat must not
-        # press Next at once), though Next stays legal for every seat.
+        if state.phase == PHASE_BETWEEN:
+            # The deal waits for the seats not yet ready; a computer seat is one of them until
+            # it presses Next itself (it counts as ready: its press only marks its seat).
+            return tuple(seat for seat in range(SEATS) if not state.ready[seat])
         return ()
 
     def legal_actions(self, state: ProgressionState, seat: int) -> list[ProgressionAction]:
         phase = state.phase
         if phase == PHASE_BETWEEN:
-            return [NEXT] if 0 <= seat < SEATS else []
+            return [NEXT] if 0 <= seat < SEATS and not state.ready[seat] else []
         if seat != state.to_move:
             return []
         if phase == PHASE_PLAY:
@@ -491,8 +507,14 @@ class ProgressionRules:
                 raise IllegalAction(ERR_WRONG_PHASE)
             if not 0 <= seat < SEATS:
                 raise IllegalAction(ERR_NOT_YOUR_TURN)
+            if state.ready[seat]:
+                raise IllegalAction(ERR_ALREADY_READY)
+            ready = _replace_at(state.ready, seat, True)
+            pressed = Event(EV_NEXT, seat)
+            if not all(ready):
+                return Step(replace(state, ready=ready), (pressed,))
             step = _next_deal(state, rng, now)
-            return Step(step.state, (Event(EV_NEXT, seat), *step.events))
+            return Step(step.state, (pressed, *step.events))
         if phase == PHASE_BETWEEN:
             raise IllegalAction(ERR_WRONG_PHASE)
         if seat != state.to_move:
@@ -602,11 +624,14 @@ class ProgressionRules:
             "totals": list(state.totals),
             "opened": state.opened,
             "sheet": _dump_sheet(state.sheet) if state.sheet is not None else None,
+            "ready": list(state.ready),
         }
 
     def load(self, data: Mapping[str, Any]) -> ProgressionState:
         just = data["just_played"]
         sheet = data["sheet"]
+        # Saved before presses were kept per seat: nobody has pressed yet.
+        ready = data.get("ready")
         return ProgressionState(
             target=int(data["target"]),
             turn_seconds=float(data["turn_seconds"]),
@@ -624,6 +649,7 @@ class ProgressionRules:
             totals=tuple(int(t) for t in data["totals"]),
             opened=float(data["opened"]),
             sheet=_load_sheet(sheet) if sheet is not None else None,
+            ready=NOBODY_READY if ready is None else tuple(bool(r) for r in ready),
         )
 
 

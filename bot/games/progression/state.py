@@ -15,6 +15,8 @@ TARGETS: Final = (100, 200, 300)
 BETWEEN_DEALS_SECONDS: Final = 20.0
 #: After this many consecutive turns without a draw-pile take, the next player must draw.
 BACKSTOP_TURNS: Final = 3
+#: Between deals, who has pressed Next, per seat: every pause starts with nobody ready.
+NOBODY_READY: Final = (False,) * SEATS
 
 PHASE_PLAY: Final = "play"
 PHASE_TAKE: Final = "take"
@@ -44,7 +46,8 @@ class TakeCard:
 
 @dataclass(frozen=True, slots=True)
 class NextDeal:
-    """Between deals: deal the next deal now instead of waiting for the pause to end."""
+    """Between deals: this seat is ready for the next deal, which starts as soon as every seat
+    is ready instead of when the pause ends."""
 
 
 ProgressionAction = PlayCard | TakeCard | NextDeal
@@ -81,6 +84,7 @@ class ProgressionState:
     when the current window opened: a turn phase (``turn_seconds`` long) or the pause between
     deals (``BETWEEN_DEALS_SECONDS``). ``no_draw_turns`` counts consecutive turns whose take
     was not from the draw pile (the backstop). ``sheet`` is the last finished deal's score sheet.
+    ``ready[seat]``: between deals, whether that seat has pressed Next (all False otherwise).
     """
 
     target: int
@@ -99,3 +103,4 @@ class ProgressionState:
     totals: tuple[int, ...]
     opened: float
     sheet: ScoreSheet | None
+    ready: tuple[bool, ...] = NOBODY_READY

@@ -42,6 +42,7 @@ class ProgressionView:
     must_draw: bool
     totals: tuple[int, ...]
     sheet: ScoreSheet | None
+    ready: tuple[bool, ...]
     deadline: float | None
     finished: bool
     places: tuple[int, ...] | None
@@ -97,6 +98,7 @@ def make_view(state: ProgressionState, seat: int | None) -> ProgressionView:
         must_draw=in_turn and state.no_draw_turns >= BACKSTOP_TURNS,
         totals=state.totals,
         sheet=state.sheet,
+        ready=state.ready,
         deadline=deadline_of(state),
         finished=state.phase == PHASE_OVER,
         places=places,

@@ -66,6 +66,7 @@ __all__ = [
     "Content",
     "Keyboard",
     "has_renderer",
+    "is_pause",
     "panel_content",
     "press_answer",
     "press_refusal",
@@ -91,6 +92,14 @@ def has_renderer(game_key: str) -> bool:
     except ModuleNotFoundError:
         return False
     return True
+
+
+def is_pause(snapshot: GameSnapshot) -> bool:
+    """Whether the game is in a pause in which nobody is to move, though its acting seats
+    may say they are ready (the renderer's optional ``pausing``; e.g. Progression between
+    deals): no "your move", no ping."""
+    pausing = getattr(_renderer(snapshot.game_key), "pausing", None)
+    return pausing is not None and bool(pausing(snapshot))
 
 
 def press_answer(t: Translator, snapshot: GameSnapshot, user_id: int) -> str | None:
@@ -133,7 +142,8 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     still_body = renderer.table(t, snapshot, TIMELESS) if _realtime(snapshot.game_key) else body
     keyboard: Keyboard = ()
     tail: list[str] = []
-    recent = recent_lines(t, snapshot)
+    # Events the game's own lines show otherwise (e.g. who is ready) stay out of the log.
+    recent = recent_lines(t, snapshot, getattr(renderer, "quiet_events", frozenset()))
     if recent:
         tail += ["", *recent]
     turn: list[str] = []
@@ -172,8 +182,9 @@ def _left_line(t: Translator, snapshot: GameSnapshot) -> list[str]:
 
 def _turn_line(t: Translator, snapshot: GameSnapshot, now: float) -> str:
     left = time_left(t, _window(snapshot), now)
-    if not snapshot.acting:
-        # A pause nobody is to act in (e.g. Progression between deals).
+    if not snapshot.acting or is_pause(snapshot):
+        # A pause (e.g. Progression between deals): nobody is to move, though some may say
+        # they are ready — the game's own lines say who.
         return t("table.pause", left=left).strip()
     names = ", ".join(seat_name(t, snapshot, seat) for seat in snapshot.acting)
     return t("table.to_move", players=names, left=left).strip()
@@ -244,7 +255,7 @@ def _panel_parts(
         keyboard = take_back_keyboard(t, snapshot)
     elif _realtime(snapshot.game_key):
         pass  # no turns: the game's own prompt says what to do
-    elif seat in snapshot.acting:
+    elif seat in snapshot.acting and not is_pause(snapshot):
         window = _window(snapshot)
         footer = [t("panel.your_move", left=time_left(t, window, now)).strip()]
         still_footer = [t("panel.your_move", left=time_left(t, window, TIMELESS)).strip()]

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 from html import escape
 from typing import Any
 
@@ -259,8 +259,16 @@ def rematch_keyboard(t: Translator, snapshot: GameSnapshot) -> tuple[tuple[Butto
     return ((Button(t("button.rematch"), RematchPress(snapshot.game_id).encode()),),)
 
 
-def recent_lines(t: Translator, snapshot: GameSnapshot) -> list[str]:
-    return ["· " + event_line(t, snapshot, event) for event in snapshot.recent]
+def recent_lines(
+    t: Translator, snapshot: GameSnapshot, quiet: Collection[str] = frozenset()
+) -> list[str]:
+    """The table's log of recent events, but for those whose code is ``quiet`` (what the
+    table shows otherwise)."""
+    return [
+        "· " + event_line(t, snapshot, event)
+        for event in snapshot.recent
+        if event.code not in quiet
+    ]
 
 
 def series_line(t: Translator, snapshot: GameSnapshot) -> list[str]:

@@ -9,7 +9,13 @@ player to move also sees the draw pile, the others' stacks and the middle. The p
 turn in few presses: a card (which opens the ``card.<code>`` screen), then where it goes (only
 the legal places) — or, for a card that fits none of his own stacks, one press that plays it to
 the middle; in the take phase one press takes from the draw pile or from a public stack
-(only the legal sources). Between deals it offers Next.
+(only the legal sources).
+
+Between deals the next deal starts when the pause ends or when everyone has pressed Next. The
+panel offers the Next button to a player who has not pressed it; once he has, it names the
+people still awaited instead. The table says who is ready. Every line that mentions the button
+quotes its label; computers (and people on autopilot) press by themselves and are never named
+as awaited or ready.
 """
 
 from __future__ import annotations
@@ -142,7 +148,7 @@ class ProgressionRenderer:
             lines = _sheet_lines(t, snapshot, view.sheet)
             # The winner is announced by the log (the match_won event) and the results below.
             if not view.finished and snapshot.status == "playing":
-                lines += ["", *self._pause_lines(t, view)]
+                lines += ["", *self._pause_lines(t, snapshot, view)]
             return lines
         lines = [
             t("progression.deal", deal=view.deal, target=view.target),
@@ -168,15 +174,12 @@ class ProgressionRenderer:
         return lines
 
     @staticmethod
-    def _pause_lines(t: Translator, view: ProgressionView) -> list[str]:
+    def _pause_lines(t: Translator, snapshot: GameSnapshot, view: ProgressionView) -> list[str]:
         lines = []
         best = max(view.totals)
         if best >= view.target:
             lines.append(t("progression.tie", total=str(best)))
-        lines.append(
-            t("progression.next_soon", deal=view.deal + 1, seconds=round(BETWEEN_DEALS_SECONDS))
-        )
-        return lines
+        return [*lines, _next_soon(t, view), *_ready_line(t, snapshot, view)]
 
     def panel(
         self, t: Translator, snapshot: GameSnapshot, seat: int, screen: str | None
@@ -256,8 +259,18 @@ class ProgressionRenderer:
             return where + t("progression.prompt_must_draw")
         return where + t("progression.prompt_take" if middle else "progression.prompt_draw")
 
+    #: Who is ready for the next deal is the pause's own line, not news for the log.
+    quiet_events = frozenset({"progression.next"})
+
+    def pausing(self, snapshot: GameSnapshot) -> bool:
+        """Between deals nobody is to move: those yet to press Next are not "to move"."""
+        view: ProgressionView = snapshot.public
+        return view.phase == PHASE_BETWEEN
+
     def waits(self, snapshot: GameSnapshot, seat: int) -> bool:
-        return True
+        # Between deals a player who has pressed Next is told whom the deal waits for.
+        view: ProgressionView = snapshot.public
+        return view.phase != PHASE_BETWEEN
 
     @staticmethod
     def _waiting_lines(t: Translator, view: ProgressionView, seat: int) -> list[str]:
@@ -327,16 +340,65 @@ class ProgressionRenderer:
         ]
         if view.finished:
             return lines, ()
-        lines += [
-            "",
-            t("progression.next_soon", deal=view.deal + 1, seconds=round(BETWEEN_DEALS_SECONDS)),
-        ]
+        lines.append("")
+        if view.ready[view.seat]:
+            return [*lines, _waiting_line(t, snapshot, view)], ()
+        lines += [_next_soon(t, view), *_ready_line(t, snapshot, view)]
         buttons = [
-            Button(t("progression.button_next", deal=view.deal + 1), _press(snapshot, code))
+            Button(_next_button(t, view), _press(snapshot, code))
             for code, action in legal
             if isinstance(action, NextDeal)
         ]
         return lines, rows(buttons, 1)
+
+
+def _next_button(t: Translator, view: ProgressionView) -> str:
+    """The Next button's label, which every line about the pause quotes word for word."""
+    return t("progression.button_next", deal=view.deal + 1)
+
+
+def _next_soon(t: Translator, view: ProgressionView) -> str:
+    return t(
+        "progression.next_soon",
+        deal=view.deal + 1,
+        seconds=round(BETWEEN_DEALS_SECONDS),
+        button=_next_button(t, view),
+    )
+
+
+def _people(snapshot: GameSnapshot, view: ProgressionView, *, ready: bool) -> list[int]:
+    """The seats of the people who have (or have not) pressed Next. A computer, or the computer
+    playing for a person who is away, presses by itself: nobody waits for it."""
+    return [
+        info.seat
+        for info in snapshot.seats
+        if not info.played_by_computer and view.ready[info.seat] == ready
+    ]
+
+
+def _names(t: Translator, snapshot: GameSnapshot, seats: Sequence[int]) -> str:
+    return ", ".join(seat_name(t, snapshot, seat, marker=False) for seat in seats)
+
+
+def _ready_line(t: Translator, snapshot: GameSnapshot, view: ProgressionView) -> list[str]:
+    ready = _people(snapshot, view, ready=True)
+    return [t("progression.ready", players=_names(t, snapshot, ready))] if ready else []
+
+
+def _waiting_line(t: Translator, snapshot: GameSnapshot, view: ProgressionView) -> str:
+    """For a player who has pressed Next: whom the deal still waits for."""
+    awaited = _people(snapshot, view, ready=False)
+    if not awaited:
+        # Only computers are left, and they press in a moment.
+        return t("progression.waiting_moment", deal=view.deal + 1)
+    return t.plural(
+        "progression.waiting_for",
+        len(awaited),
+        players=_names(t, snapshot, awaited),
+        button=_next_button(t, view),
+        deal=view.deal + 1,
+        seconds=round(BETWEEN_DEALS_SECONDS),
+    )
 
 
 def _press(snapshot: GameSnapshot, code: str) -> str:
