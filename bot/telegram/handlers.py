@@ -23,7 +23,7 @@ from telegram import (
     User,
 )
 from telegram.constants import ChatMemberStatus, ChatType, ParseMode
-from telegram.error import BadRequest, Forbidden, TelegramError
+from telegram.error import BadRequest, Forbidden, NetworkError, TelegramError
 from telegram.ext import (
     Application,
     CallbackQueryHandler,
@@ -678,7 +678,15 @@ async def handle_member_left(update: Update, context: ContextTypes.DEFAULT_TYPE)
 async def handle_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
     """Log an unexpected error with its traceback: any of these is a bug. A write the
     database refused is no bug: the person who asked hears it in words (the outage itself is
-    logged once, where it was noticed)."""
+    logged once, where it was noticed). Nor is Telegram out of reach: polling is retried by
+    PTB, and a reply lost on the way is the network's (a bad request stays a bug)."""
+    error = context.error
+    if isinstance(error, NetworkError) and not isinstance(error, BadRequest):
+        if update is None:
+            logger.warning("Polling Telegram failed (%s); trying again", error)
+        else:
+            logger.warning("Telegram could not be reached while handling an update: %s", error)
+        return
     if isinstance(context.error, StorageRefused) and isinstance(update, Update):
         message = update.effective_message
         if message is not None and update.callback_query is None:
