@@ -390,8 +390,9 @@ async def test_the_next_deal_waits_until_both_people_have_pressed_next(harness: 
     await tick(h, 1.5)  # the computer is ready by itself
     button = "⏭ Deal 2 now"
     assert labels(h, panel(h, anna)) == [button] == labels(h, panel(h, boris))
-    # Boris's button as his phone shows it now: the presses to come change the game's version.
+    # Boris's button is not redrawn for the others' presses (each a new version of the game).
     ((_, boris_next),) = api.buttons(panel(h, boris))[0]
+    edits = len(panel(h, boris).history)
 
     await act(h, anna, panel(h, anna), button)
     # Anna's quick press does not cut the sheet short for Boris.
@@ -404,12 +405,13 @@ async def test_the_next_deal_waits_until_both_people_have_pressed_next(harness: 
     assert labels(h, panel(h, boris)) == [button]
     assert "✅ Ready: Anna" in panel(h, boris).text
 
-    # Boris's press is the last one needed: the deal starts at once — even from a keyboard
-    # drawn before Anna's press (saying one is ready is never out of date).
-    assert ":" in boris_next and boris_next not in [
-        d for row in api.buttons(panel(h, boris)) for _, d in row
-    ]
-    callback = await api.press_data(boris, boris, panel(h, boris).message_id, boris_next)
+    assert [d for row in api.buttons(panel(h, boris)) for _, d in row] == [boris_next]
+    assert len(panel(h, boris).history) == edits + 1, "one edit: Anna is ready"
+    # Boris's press is the last one needed: the deal starts at once — even from a keyboard a
+    # client drew with the game's version of long ago (being ready is never out of date).
+    game, _version, code = boris_next.removeprefix("A:").split(":")
+    stale = f"A:{game}:1:{code}"
+    callback = await api.press_data(boris, boris, panel(h, boris).message_id, stale)
     await api.wait_until(lambda: callback.answered)
     await h.settle()
     assert not callback.text, callback.text

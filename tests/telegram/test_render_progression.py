@@ -313,7 +313,7 @@ def test_between_deals_the_group_sees_the_score_sheet_and_everyone_may_press_nex
         panel = panel_content(T, game, seat, NOW)
         found = presses(panel)
         assert list(found) == ["⏭ Deal 2 now"]
-        assert found["⏭ Deal 2 now"] == ActPress(7, 3, "n")
+        assert found["⏭ Deal 2 now"] == ActPress(7, 0, "n")  # any version
         assert "Not your turn" not in panel.text, "he has a button to press"
         assert "at once when everyone has pressed «⏭ Deal 2 now»" in panel.text
     anna = panel_content(T, game, 0, NOW).text

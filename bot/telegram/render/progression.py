@@ -345,7 +345,9 @@ class ProgressionRenderer:
             return [*lines, _waiting_line(t, snapshot, view)], ()
         lines += [_next_soon(t, view), *_ready_line(t, snapshot, view)]
         buttons = [
-            Button(_next_button(t, view), _press(snapshot, code))
+            # Any version: "I am ready" means the same after the others' presses (the rules
+            # say so), and the keyboard stays as it is — no edit for a version number alone.
+            Button(_next_button(t, view), ActPress(snapshot.game_id, ANY_VERSION, code).encode())
             for code, action in legal
             if isinstance(action, NextDeal)
         ]
@@ -399,6 +401,10 @@ def _waiting_line(t: Translator, snapshot: GameSnapshot, view: ProgressionView) 
         deal=view.deal + 1,
         seconds=round(BETWEEN_DEALS_SECONDS),
     )
+
+
+#: The version in the Next button (see ``any_version_codes`` in the rules).
+ANY_VERSION = 0
 
 
 def _press(snapshot: GameSnapshot, code: str) -> str:
