@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -365,9 +365,7 @@ class Publisher:
         group (once per game): it notifies, as the table's last edit does not."""
         if snapshot.outcome is None:
             return
-        task = asyncio.create_task(self._send_result(snapshot))
-        self._strays.add(task)
-        task.add_done_callback(self._strays.discard)
+        self._background(self._send_result(snapshot))
 
     async def _send_result(self, snapshot: GameSnapshot) -> None:
         content = result_content(translator(snapshot.chat_language), snapshot)
@@ -404,45 +402,30 @@ class Publisher:
         live = {(slot.chat_id, slot.message_id) for slot in self._games.get(game_id, ())}
         if (chat_id, message_id) in live:  # message ids count per chat
             return False
-        task = asyncio.create_task(self._delete_stray(chat_id, message_id))
-        self._strays.add(task)
-        task.add_done_callback(self._strays.discard)
+        self._background(self._tidy("deleteMessage", chat_id, message_id))
         return True
 
     def disarm(self, chat_id: int, message_id: int) -> None:
         """Take the buttons off an old message of a game that is over (one was pressed): the
         message stays, as the chat's history, but offers nothing to press any more."""
-        task = asyncio.create_task(self._disarm(chat_id, message_id))
+        self._background(self._tidy("editMessageReplyMarkup", chat_id, message_id))
+
+    async def _tidy(self, endpoint: str, chat_id: int, message_id: int) -> None:
+        """Delete a message or take its buttons off, as best it can be done: one too old or
+        already gone stays as it is (and a press on it is answered as before)."""
+        try:
+            with calling(Priority.REPLY):
+                await self.bot._post(endpoint, {"chat_id": chat_id, "message_id": message_id})
+        except TelegramError as error:
+            logger.info(
+                "%s of message %s in chat %s failed: %s", endpoint, message_id, chat_id, error
+            )
+
+    def _background(self, call: Coroutine[Any, Any, None]) -> None:
+        """Run a call of its own, held until done (a task nobody holds may be collected)."""
+        task = asyncio.create_task(call)
         self._strays.add(task)
         task.add_done_callback(self._strays.discard)
-
-    async def _disarm(self, chat_id: int, message_id: int) -> None:
-        """Best effort: a message that cannot be edited (too old, gone) keeps its buttons,
-        and a press on them is answered as before."""
-        try:
-            with calling(Priority.REPLY):
-                await self.bot._post(
-                    "editMessageReplyMarkup", {"chat_id": chat_id, "message_id": message_id}
-                )
-        except TelegramError as error:
-            logger.info(
-                "Could not take the buttons off message %s in chat %s: %s",
-                message_id,
-                chat_id,
-                error,
-            )
-
-    async def _delete_stray(self, chat_id: int, message_id: int) -> None:
-        """Best effort: a stray that cannot be deleted (too old, already gone) stays."""
-        try:
-            with calling(Priority.REPLY):
-                await self.bot._post(
-                    "deleteMessage", {"chat_id": chat_id, "message_id": message_id}
-                )
-        except TelegramError as error:
-            logger.info(
-                "Could not delete stray message %s in chat %s: %s", message_id, chat_id, error
-            )
 
     def chat_moved(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup: its messages must be posted again under the new id."""

@@ -159,10 +159,14 @@ def read_sheet(text: str) -> Sheet | None:
     return sheet
 
 
-async def open_match(h: Harness, group: FakeChat, anna: FakeUser) -> FakeMessage:
+async def open_lobby(h: Harness, group: FakeChat, anna: FakeUser) -> None:
     await h.api.send_text(anna, group, "/new progression")
     await h.api.wait_until(lambda: bool(h.api.bot_messages(group)))
     await h.settle()
+
+
+async def open_match(h: Harness, group: FakeChat, anna: FakeUser) -> FakeMessage:
+    await open_lobby(h, group, anna)
     await press(h, anna, h.table(group), "🤖 Add computer")
     await press(h, anna, h.table(group), "🤖 Add computer")
     # The lowest target keeps the match short: 200 → 300 → 100.
@@ -369,9 +373,7 @@ async def test_the_next_deal_waits_until_both_people_have_pressed_next(harness: 
     h, api = harness, harness.api
     anna, boris = api.add_user("Anna"), api.add_user("Boris")
     group = api.add_group("Card club", admins=[anna], members=[boris])
-    await h.api.send_text(anna, group, "/new progression")
-    await h.api.wait_until(lambda: bool(h.api.bot_messages(group)))
-    await h.settle()
+    await open_lobby(h, group, anna)
     await press(h, boris, h.table(group), "✋ Join")
     await press(h, anna, h.table(group), "🤖 Add computer")
     await press(h, anna, h.table(group), "▶️ Start")

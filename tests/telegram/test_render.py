@@ -209,8 +209,9 @@ def test_a_player_who_is_out_is_not_told_to_wait_for_his_move() -> None:
     assert "Not your turn" not in out.text and out.keyboard == ()
 
 
-def test_joker_opens_a_rank_picker_with_a_way_back() -> None:
-    game = snapshot(
+def joker_game() -> GameSnapshot:
+    """Anna to move with 3♥️ and the joker on 8♣; Boris holds Q♣."""
+    return snapshot(
         RankState(
             hands=((card(3, S.HEARTS), JOKER), (card(12, S.CLUBS),)),
             stock=parse_cards(["2c"]),
@@ -218,6 +219,10 @@ def test_joker_opens_a_rank_picker_with_a_way_back() -> None:
             opened=NOW,
         )
     )
+
+
+def test_joker_opens_a_rank_picker_with_a_way_back() -> None:
+    game = joker_game()
     main = panel_content(T, game, 0, NOW)
     assert "Joker…" in buttons(main) and "Draw" in buttons(main)
     joker = next(b for row in main.keyboard for b in row if b.text == "Joker…")
@@ -230,14 +235,7 @@ def test_joker_opens_a_rank_picker_with_a_way_back() -> None:
 
 def test_the_joker_is_named_in_words_never_by_its_emoji() -> None:
     """🃏 is drawn as a boxed star by some systems' fonts: the joker reads as a word."""
-    game = snapshot(
-        RankState(
-            hands=((card(3, S.HEARTS), JOKER), (card(12, S.CLUBS),)),
-            stock=parse_cards(["2c"]),
-            discard=parse_cards(["8c"]),
-            opened=NOW,
-        )
-    )
+    game = joker_game()
     for language, word in (("en", "Joker"), ("ru", "Джокер"), ("uk", "Джокер"), ("hr", "Džoker")):
         t = translator(language)
         assert card_label(t, JOKER) == word
