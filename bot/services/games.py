@@ -186,9 +186,11 @@ class GameStore:
         """When this game next needs the poller: its open window, or a computer's move.
 
         A computer moves a pause after the change that gave it the move — in a game of turns,
-        this one. A real-time game's rules say since when each seat has had something to do
-        (``acting_since``): the other player's quicker moves then do not put the computer's
-        off, or it would never move while a person plays.
+        this one — or, where the rules say since when each seat has had something to do
+        (``acting_since``), a pause after that: in a real-time game the other player's quicker
+        moves then do not put the computer's off, or it would never move while a person
+        plays; several computers acting at once (Progression's Next) all act a pause after
+        it, not one pause after another.
         """
         deadline = rules.next_deadline(state)
         acting = computers.intersection(rules.acting_seats(state))

@@ -266,9 +266,14 @@ async def end_pause(h: Harness, group: FakeChat, anna: FakeUser, deal: int, paus
         f"«{button}»." in table.text
     )
     assert button in labels(h, panel(h, anna))
-    # The computers are ready by themselves, a moment after the deal; Anna reads the sheet.
-    for _ in range(2):
-        await tick(h, 1.5)
+    # The computers are ready by themselves, together a moment after the deal (one each
+    # poller pass); Anna reads the sheet.
+    await tick(h, 1.5)
+    await tick(h, 0)
+    assert h.app is not None
+    play = h.app.bot_data["cardroom"].play
+    game = await play.snapshot_in_topic(group.id, 0)
+    assert game is not None and game.public.ready == (False, True, True)
     text = h.table(group).text
     assert read_sheet(text) is not None
     # Computers are never named as ready, nor anyone as "to move": it is a pause.

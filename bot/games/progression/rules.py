@@ -463,6 +463,12 @@ class ProgressionRules:
             return tuple(seat for seat in range(SEATS) if not state.ready[seat])
         return ()
 
+    def acting_since(self, state: ProgressionState, seat: int) -> float:
+        """Since when a seat has had its decision: since its window opened — its turn, or the
+        pause between deals, where every computer is then ready a moment after the sheet
+        came, together rather than one after the other."""
+        return state.opened
+
     def legal_actions(self, state: ProgressionState, seat: int) -> list[ProgressionAction]:
         phase = state.phase
         if phase == PHASE_BETWEEN:
