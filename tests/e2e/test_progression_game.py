@@ -295,9 +295,10 @@ async def end_pause(h: Harness, group: FakeChat, anna: FakeUser, deal: int, paus
         assert read_sheet(h.table(group).text) is None, "the next deal started at once"
     else:
         # (Bot time is wall-clock time plus the harness's offset: leave room for a slow run.)
+        # 1.5 s for the computers above, 15 s here: not yet; 4 s more: 20.5 s, it has.
         await tick(h, BETWEEN_DEALS_SECONDS - 5)
         assert read_sheet(h.table(group).text) is not None, "the pause has not run out yet"
-        await tick(h, 2.5)
+        await tick(h, 4.0)
     text = h.table(group).text
     assert read_sheet(text) is None and f"Deal {deal + 1} · match to 100 points" in text
     assert f"Deal {deal + 1} — " in text  # the log says who deals
