@@ -24,7 +24,7 @@ from typing import Protocol
 
 from bot.services.snapshots import GameColumns, SeatColumns
 from bot.services.types import Actor, ServiceError
-from bot.storage.models import CANCELLED, FINISHED
+from bot.storage.models import OVER_STATUSES
 
 #: Telegram's shared identities: a message "from" one of these was not sent by a person one
 #: can tell apart — an anonymous admin (GroupAnonymousBot), a channel (Channel_Bot), or
@@ -83,4 +83,4 @@ def require_panel(seat: SeatColumns, origin: Origin, status: str) -> None:
 def _outdated(status: str) -> ServiceError:
     """A press on a message its game has since replaced: if the game is over — an old
     keyboard outlives its game in the chat's history — that is what the presser is told."""
-    return ServiceError("play.game_over" if status in (FINISHED, CANCELLED) else "press.outdated")
+    return ServiceError("play.game_over" if status in OVER_STATUSES else "press.outdated")

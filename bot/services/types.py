@@ -10,6 +10,7 @@ from bot.games.engine import Event, Outcome
 
 # The database refused to write (a full disk, a read-only file): nothing was saved. Callers
 # of the services answer it in words; it is the storage's, passed on as it is.
+from bot.storage.models import OVER_STATUSES
 from bot.storage.outage import StorageRefused as StorageRefused
 
 #: Lobby option kept across rematches: wins per seat in the series so far.
@@ -123,7 +124,7 @@ class GameSnapshot:
 
     @property
     def is_over(self) -> bool:
-        return self.status in ("finished", "cancelled")
+        return self.status in OVER_STATUSES
 
     def seat_of(self, user_id: int) -> SeatInfo | None:
         return next((s for s in self.seats if s.user_id == user_id), None)

@@ -38,6 +38,8 @@ NAMING_CONVENTION = {
 #: Game statuses. ``lobby`` and ``playing`` are "open": one open game per chat topic.
 LOBBY, PLAYING, FINISHED, CANCELLED = "lobby", "playing", "finished", "cancelled"
 OPEN_STATUSES = (LOBBY, PLAYING)
+#: A game in one of these is over: played to its end, or called off.
+OVER_STATUSES = (FINISHED, CANCELLED)
 
 
 def utcnow() -> datetime:

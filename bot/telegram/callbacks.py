@@ -64,6 +64,12 @@ class LobbyPress:
         return f"L:{self.game_id}:{self.op}"
 
 
+#: The version in a button whose press means the same whatever the game's version (every
+#: press of a real-time game, or a code the rules list in ``any_version_codes``): it then
+#: stays the same from one drawing to the next, and costs no edit.
+ANY_VERSION = 0
+
+
 @dataclass(frozen=True, slots=True)
 class ActPress:
     game_id: int

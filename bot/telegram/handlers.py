@@ -687,13 +687,13 @@ async def handle_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> No
         else:
             logger.warning("Telegram could not be reached while handling an update: %s", error)
         return
-    if isinstance(context.error, StorageRefused) and isinstance(update, Update):
+    if isinstance(error, StorageRefused) and isinstance(update, Update):
         message = update.effective_message
         if message is not None and update.callback_query is None:
             t = await speaker(context, update)
             await reply(context, message, "storage", t("error.storage.refused"))
         return
-    logger.error("Unhandled error while processing an update", exc_info=context.error)
+    logger.error("Unhandled error while processing an update", exc_info=error)
 
 
 async def handle_any_group_message(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

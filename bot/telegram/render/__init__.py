@@ -29,7 +29,7 @@ from bot.telegram.render.common import (
     rematch_keyboard,
     render_lobby,
     render_results,
-    seat_name,
+    seat_names,
     series_line,
     take_back_keyboard,
     time_left,
@@ -176,7 +176,7 @@ def _left_line(t: Translator, snapshot: GameSnapshot) -> list[str]:
     left = sorted(abandoned_seats(snapshot.seats))
     if not left:
         return []
-    names = ", ".join(seat_name(t, snapshot, seat, marker=False) for seat in left)
+    names = seat_names(t, snapshot, left, marker=False)
     return [t("table.left", players=names)]
 
 
@@ -186,7 +186,7 @@ def _turn_line(t: Translator, snapshot: GameSnapshot, now: float) -> str:
         # A pause (e.g. Progression between deals): nobody is to move, though some may say
         # they are ready — the game's own lines say who.
         return t("table.pause", left=left).strip()
-    names = ", ".join(seat_name(t, snapshot, seat) for seat in snapshot.acting)
+    names = seat_names(t, snapshot, snapshot.acting)
     return t("table.to_move", players=names, left=left).strip()
 
 

@@ -40,6 +40,13 @@ def seat_name(t: Translator, snapshot: GameSnapshot, seat: int, *, marker: bool 
     return esc(short(info.name)) + (" 💤" if marker and info.autopilot else "")
 
 
+def seat_names(
+    t: Translator, snapshot: GameSnapshot, seats: Iterable[int], *, marker: bool = True
+) -> str:
+    """ "Anna, Boris": these seats' names, as :func:`seat_name` gives them."""
+    return ", ".join(seat_name(t, snapshot, seat, marker=marker) for seat in seats)
+
+
 def short(name: str) -> str:
     """A person's name as a table shows it: trimmed, and cut to :data:`NAME_LIMIT`."""
     name = name.strip() or "?"

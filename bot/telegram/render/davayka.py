@@ -41,7 +41,7 @@ from bot.games.davayka import (
 from bot.games.davayka.rules import EV_FLIPPED, EV_OUT, EV_PLAYED, EV_TURNED_UP, STALL_SECONDS
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
-from bot.telegram.callbacks import ActPress, IdlePress
+from bot.telegram.callbacks import ANY_VERSION, ActPress, IdlePress
 from bot.telegram.render.common import card_label, seat_name
 from bot.telegram.render.content import Button, Keyboard
 
@@ -55,8 +55,6 @@ NOTHING = "·"
 FITS, LEFT, RIGHT = "✓", "⬅", "➡"
 #: Warn that a player is about to lose for pressing nothing when this close to it.
 FORFEIT_WARNING_SECONDS = 30.0
-#: The version in this game's buttons: any, since presses are judged on arrival.
-ANY_VERSION = 0
 
 
 def _seconds(deadline: float | None, now: float) -> int:

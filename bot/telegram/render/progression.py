@@ -34,8 +34,15 @@ from bot.games.progression import (
 )
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
-from bot.telegram.callbacks import ActPress, ScreenPress
-from bot.telegram.render.common import card_label, cards_label, rank_label, seat_name, suit_label
+from bot.telegram.callbacks import ANY_VERSION, ActPress, ScreenPress
+from bot.telegram.render.common import (
+    card_label,
+    cards_label,
+    rank_label,
+    seat_name,
+    seat_names,
+    suit_label,
+)
 from bot.telegram.render.content import Button, Keyboard, rows
 
 #: The sub-screen after choosing a card: ``card.7h`` — where does the seven of hearts go?
@@ -345,8 +352,8 @@ class ProgressionRenderer:
             return [*lines, _waiting_line(t, snapshot, view)], ()
         lines += [_next_soon(t, view), *_ready_line(t, snapshot, view)]
         buttons = [
-            # Any version: "I am ready" means the same after the others' presses (the rules
-            # say so), and the keyboard stays as it is — no edit for a version number alone.
+            # "I am ready" means the same after the others' presses (the rules say so): the
+            # keyboard stays as it is — no edit for a version number alone.
             Button(_next_button(t, view), ActPress(snapshot.game_id, ANY_VERSION, code).encode())
             for code, action in legal
             if isinstance(action, NextDeal)
@@ -378,13 +385,13 @@ def _people(snapshot: GameSnapshot, view: ProgressionView, *, ready: bool) -> li
     ]
 
 
-def _names(t: Translator, snapshot: GameSnapshot, seats: Sequence[int]) -> str:
-    return ", ".join(seat_name(t, snapshot, seat, marker=False) for seat in seats)
-
-
 def _ready_line(t: Translator, snapshot: GameSnapshot, view: ProgressionView) -> list[str]:
     ready = _people(snapshot, view, ready=True)
-    return [t("progression.ready", players=_names(t, snapshot, ready))] if ready else []
+    return (
+        [t("progression.ready", players=seat_names(t, snapshot, ready, marker=False))]
+        if ready
+        else []
+    )
 
 
 def _waiting_line(t: Translator, snapshot: GameSnapshot, view: ProgressionView) -> str:
@@ -396,15 +403,11 @@ def _waiting_line(t: Translator, snapshot: GameSnapshot, view: ProgressionView) 
     return t.plural(
         "progression.waiting_for",
         len(awaited),
-        players=_names(t, snapshot, awaited),
+        players=seat_names(t, snapshot, awaited, marker=False),
         button=_next_button(t, view),
         deal=view.deal + 1,
         seconds=round(BETWEEN_DEALS_SECONDS),
     )
-
-
-#: The version in the Next button (see ``any_version_codes`` in the rules).
-ANY_VERSION = 0
 
 
 def _press(snapshot: GameSnapshot, code: str) -> str:
