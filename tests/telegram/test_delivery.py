@@ -514,3 +514,30 @@ async def test_a_panel_that_gave_its_player_the_move_late_extends_his_window() -
     pub.publish(replace(game, version=game.version + 1))
     await pub.drain()
     assert late == []
+
+
+async def test_an_old_message_pressed_again_and_again_is_tidied_with_one_call() -> None:
+    """A stray copy deleted, a finished game's old message disarmed: each costs its chat one
+    call however often it is pressed before the call lands."""
+
+    class TidyBot:
+        def __init__(self) -> None:
+            self.calls: list[tuple[str, int, int]] = []
+
+        async def _post(self, endpoint: str, data: dict[str, Any]) -> bool:
+            self.calls.append((endpoint, data["chat_id"], data["message_id"]))
+            return True
+
+    bot = TidyBot()
+    pub = publisher(bot, Remembered())
+    for _ in range(5):
+        assert pub.retire_stray(7, -100, 41)
+        pub.disarm(-100, 42)
+    pub.disarm(-100, 43)
+    await asyncio.sleep(0.05)
+    assert sorted(bot.calls) == [
+        ("deleteMessage", -100, 41),
+        ("editMessageReplyMarkup", -100, 42),
+        ("editMessageReplyMarkup", -100, 43),
+    ]
+    await pub.close()
