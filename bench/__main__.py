@@ -1,8 +1,8 @@
 """``python -m bench [--quick] [--only NAME…] [--profile] [--markdown]``: measure Cardroom.
 
 Runs every measurement (engines, actions with the floor, calls, resume, memory, and the
-flood limits under pressure), prints a table with the targets of issues #10 and #17 beside the
-figures, and, last, one line
+flood limits under pressure), prints a table with the targets of issues #10, #17, #19 and #27
+beside the figures, and, last, one line
 ``SUMMARY {json}`` with every figure by key. ``--quick`` finishes in under a minute on a
 two-core machine; without it the runs are longer and steadier. ``--profile`` prints where a
 press's time goes instead (see :mod:`bench.press_profile`).

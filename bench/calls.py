@@ -29,8 +29,8 @@ from bench.warp import warped
 from bench.world import EPOCH, KINDS, BenchGame, World, sqlite_url
 from bot.games.registry import get_rules
 from bot.storage.repositories import Actions, Games
-from bot.telegram.budget import Limits
-from bot.telegram.delivery import GROUP_INTERVAL, PRIVATE_INTERVAL
+from bot.telegram.sender.budget import Limits
+from bot.telegram.sender.live import GROUP_INTERVAL, PRIVATE_INTERVAL
 from tests.fakes import FakeBotApi, coerce_params
 
 #: Seconds between two presses in one game, on average: a person reading his panel and

@@ -146,7 +146,7 @@ async def _breakdown(presses: int, *, publish: bool) -> tuple[dict[str, float], 
     from telegram import Update
 
     import bot.services.games
-    import bot.telegram.delivery
+    import bot.telegram.sender.live
     from bench.actions import FakeTime
     from bot.storage import lean
 
@@ -161,8 +161,8 @@ async def _breakdown(presses: int, *, publish: bool) -> tuple[dict[str, float], 
         clock.wrap(lean, "save_if_version", "write")
         clock.wrap(lean, "append_action", "write")
         clock.wrap(bot.services.games, "build_snapshot", "snapshot")
-        clock.wrap(bot.telegram.delivery, "table_content", "render")
-        clock.wrap(bot.telegram.delivery, "panel_content", "render")
+        clock.wrap(bot.telegram.sender.live, "table_content", "render")
+        clock.wrap(bot.telegram.sender.live, "panel_content", "render")
         if not publish:
             latest = world.latest
             room.publisher.publish = lambda s: latest.__setitem__(s.game_id, s)  # type: ignore[assignment,method-assign]

@@ -35,9 +35,9 @@ from bot.games.davayka import DavaykaView, fits
 from bot.i18n import translator
 from bot.services.authority import Origin
 from bot.services.types import Actor, ChatRef, GameSnapshot
-from bot.telegram.delivery import Slot
 from bot.telegram.render import Content
 from bot.telegram.render.common import card_label
+from bot.telegram.sender.live import Slot
 
 T = translator("en")
 REACT = (0.4, 0.6)

@@ -1,4 +1,5 @@
-"""Figures, the targets of issues #10, #17 and #19 they are held against, and the printed table."""
+"""Figures, the targets of issues #10, #17, #19 and #27 they are held against, and the printed
+table."""
 
 from __future__ import annotations
 
@@ -24,8 +25,8 @@ class Target:
         return f"{'≤' if self.at_most else '≥'} {self.limit:g}"
 
 
-#: The targets of issues #10 (the machine), #17 (Telegram's limits) and #19 (Davay-ka! at the
-#: speed of hands), by SUMMARY key.
+#: The targets of issues #10 (the machine), #17 (Telegram's limits), #19 (Davay-ka! at the
+#: speed of hands) and #27 (nobody waits on anybody), by SUMMARY key.
 TARGETS = {
     "flood_429": Target(0, at_most=True),
     "table_lag_p99_s_spam": Target(6, at_most=True),
@@ -40,6 +41,11 @@ TARGETS = {
     "mem_kb_per_game": Target(50, at_most=True),
     "davayka_accepted_share": Target(0.85, at_most=False),
     "davayka_mistaps": Target(0, at_most=True),
+    "handlers_in_flight_max": Target(32, at_most=True),
+    "others_answer_p99_s": Target(1, at_most=True),
+    "others_next_panel_p99_s": Target(2, at_most=True),
+    "topic_table_lag_p99_s": Target(6, at_most=True),
+    "reply_p95_s": Target(10, at_most=True),
 }
 
 

@@ -26,8 +26,8 @@ from random import Random
 from bench import clone
 from bench.report import Figure
 from bench.world import KINDS, World, sqlite_url
-from bot.telegram.budget import Limits
-from bot.telegram.delivery import GROUP_INTERVAL, PRIVATE_INTERVAL
+from bot.telegram.sender.budget import Limits
+from bot.telegram.sender.live import GROUP_INTERVAL, PRIVATE_INTERVAL
 from tests.fakes import FakeBotApi
 
 GAMES_10K = 10_000

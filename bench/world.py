@@ -28,10 +28,10 @@ from bot.services.types import Actor, ChatRef, GameSnapshot
 from bot.settings import Settings
 from bot.storage.migrate import upgrade_async
 from bot.storage.models import GameRow
-from bot.telegram.budget import CallBudget, Limits
 from bot.telegram.handlers import Cardroom
-from bot.telegram.limits import BudgetRateLimiter
-from bot.telegram.throttle import PressThrottle
+from bot.telegram.intake import PressThrottle
+from bot.telegram.sender.budget import CallBudget, Limits
+from bot.telegram.sender.limiter import BudgetRateLimiter
 from tests.fakes import FakeBotApi, FakeCallback, FakeChat, FakeRequest, FakeUser
 
 #: Seats per game of each kind, humans only (Rank varies 2–4 over its games).

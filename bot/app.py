@@ -28,13 +28,16 @@ from bot.services.types import ServiceError
 from bot.settings import Settings
 from bot.storage.database import Database
 from bot.telegram import handlers
-from bot.telegram.budget import CallBudget, Limits
 from bot.telegram.commands import register_commands
-from bot.telegram.delivery import GROUP_INTERVAL, PRIVATE_INTERVAL, Publisher
 from bot.telegram.handlers import Cardroom
-from bot.telegram.limits import BudgetRateLimiter
+from bot.telegram.intake import Intake
 from bot.telegram.poller import POLL_SECONDS, DeadlinePoller
 from bot.telegram.rights import TelegramRights
+from bot.telegram.sender.budget import CallBudget, Limits
+from bot.telegram.sender.limiter import BudgetRateLimiter
+from bot.telegram.sender.live import GROUP_INTERVAL, PRIVATE_INTERVAL, Publisher
+from bot.telegram.sender.menus import Menus
+from bot.telegram.sender.notes import Notes
 
 logger = logging.getLogger(__name__)
 
@@ -113,10 +116,10 @@ def build_application(
     db = Database.from_url(settings.database_url)
     store = GameStore(settings.computer_delay_seconds, clock)
     locks = GameLocks()
-    # Updates are handled concurrently: a reply waiting for its group's flood budget must not
-    # hold up every other chat. Presses on one game are ordered by the game's lock and its
-    # version check, so handling them together is safe.
-    builder = ApplicationBuilder().token(settings.require_token()).concurrent_updates(True)
+    # Updates are handled side by side (no handler waits for a chat's budget: the sender
+    # does). Presses on one game are ordered by the game's lock and its version check, so
+    # handling them together is safe.
+    builder = ApplicationBuilder().token(settings.require_token()).concurrent_updates(Intake())
     # One budget for every call into a chat: the publisher's and the handlers' replies.
     budget = CallBudget(limits, by_priority=prioritised)
     limiter = BudgetRateLimiter(budget)
@@ -149,6 +152,8 @@ def build_application(
             with contextlib.suppress(asyncio.CancelledError):
                 await room.catching_up
         await room.publisher.close()
+        room.menus.close()
+        await room.notes.close()
         await room.charts.close()
         await db.close()
 
@@ -158,11 +163,16 @@ def build_application(
     rights = TelegramRights(application.bot)
     play = PlayService(db, store, locks, rights)
     lobby = LobbyService(db, store, locks, settings.turn_seconds, rights)
+    people = PeopleService(db)
+    notes = Notes(application.bot, budget)
+    notes.can_write = people.can_write
+    notes.on_forbidden = people.cannot_write
     publisher = Publisher(
         application.bot,
         play.remember_table,
         play.remember_panel,
         budget=budget,
+        notes=notes,
         group_interval=group_interval,
         private_interval=private_interval,
         wall_clock=clock,
@@ -172,8 +182,10 @@ def build_application(
         play=play,
         stats=StatsService(db),
         publisher=publisher,
+        notes=notes,
+        menus=Menus(notes, clock),
         languages=LanguageService(db, rights),
-        people=PeopleService(db),
+        people=people,
         poller=DeadlinePoller(play, lobby, publisher, poll_seconds),
         rights=rights,
     )

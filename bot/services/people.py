@@ -1,4 +1,4 @@
-"""A person's own settings: whether his turns ping him."""
+"""A person's own settings (whether his turns ping him), and whether he can be written to."""
 
 from __future__ import annotations
 
@@ -22,3 +22,18 @@ class PeopleService:
             )
             user.pings = not user.pings
             return user.pings
+
+    async def can_write(self, user_id: int) -> bool:
+        """Whether the bot may write to the person in his private chat: he started it (and
+        has not blocked it since, as far as the bot knows)."""
+        async with self.db.transaction() as session:
+            user = await Users(session).get(user_id)
+            return user is not None and user.started
+
+    async def cannot_write(self, user_id: int) -> None:
+        """Telegram refused a message to the person's private chat (403): until he starts
+        the bot again, he is sent links to it instead."""
+        async with self.db.transaction() as session:
+            user = await Users(session).get(user_id)
+            if user is not None:
+                user.started = False

@@ -16,7 +16,7 @@ from typing import Any
 from bot.services.lobby import LobbyService
 from bot.services.play import PlayService
 from bot.services.types import StorageRefused
-from bot.telegram.delivery import Publisher
+from bot.telegram.sender.live import Publisher
 
 logger = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from typing import Any
 from bot.app import App, build_application
 from bot.settings import Settings
 from bot.storage.migrate import upgrade_async
-from bot.telegram.budget import Limits
-from bot.telegram.replies import ReplyGate
-from bot.telegram.throttle import PressThrottle
+from bot.telegram.intake import PressThrottle
+from bot.telegram.sender.budget import Limits
+from bot.telegram.sender.replies import ReplyGate
 from tests.fakes import FakeBotApi, FakeChat, FakeMessage, FakeRequest, FakeUser
 
 
@@ -67,6 +67,7 @@ class Harness:
         room.throttle = PressThrottle(burst=10_000, rate=10_000.0, double_tap=0.0)
         if not self.limit_replies:
             room.replies = ReplyGate(window=0.0)
+            room.openings = ReplyGate(window=0.0)
         await app.initialize()
         assert app.post_init is not None
         await app.post_init(app)
@@ -97,7 +98,7 @@ class Harness:
             room = self.app.bot_data["cardroom"]
             if room.catching_up is not None:
                 await room.catching_up
-            await room.publisher.drain()
+            await room.publisher.drain()  # and the notes it hands over
         await self.api.settle(quiet=0.1, timeout=20)
 
     async def tick(self, seconds: float) -> None:

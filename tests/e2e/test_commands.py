@@ -161,19 +161,19 @@ async def test_a_lobby_cancelled_while_its_creator_is_greeted_stays_cancelled(
 ) -> None:
     """The creator is greeted in his private chat before he is seated; a /cancel that gets in
     meanwhile wins, and nothing is left unhandled (a race a loaded machine showed)."""
-    from bot.telegram import handlers
+    from bot.telegram.handlers import commands
 
     h, api = harness, harness.api
     anna = api.add_user("Anna")
     group = api.add_group("Card club", admins=[anna])
-    greet = handlers._reachable
+    seat = commands._seat_when_greeted
 
-    async def greeted_while_cancelled(context: Any, user: Any, t: Any) -> bool:
+    async def greeted_while_cancelled(context: Any, hello: Any, game_id: int, user: Any) -> None:
         await h.api.send_text(anna, group, "/cancel")
         await h.api.wait_until(lambda: any("cancelled" in m.text for m in api.bot_messages(group)))
-        return await greet(context, user, t)
+        await seat(context, hello, game_id, user)
 
-    monkeypatch.setattr(handlers, "_reachable", greeted_while_cancelled)
+    monkeypatch.setattr(commands, "_seat_when_greeted", greeted_while_cancelled)
     await api.send_text(anna, group, "/new rank")
     await h.settle()
     assert "cancelled" in api.bot_messages(group)[0].text, "the /cancel was answered"

@@ -26,9 +26,9 @@ from bot.games.cards import Card, parse_card
 from bot.games.davayka import DAVAYKA, make_state
 from bot.games.davayka.state import DavaykaState
 from bot.storage.repositories import Actions
-from bot.telegram.budget import Limits
-from bot.telegram.delivery import GROUP_INTERVAL
-from bot.telegram.throttle import DOUBLE_TAP_SECONDS
+from bot.telegram.intake import DOUBLE_TAP_SECONDS
+from bot.telegram.sender.budget import Limits
+from bot.telegram.sender.live import GROUP_INTERVAL
 from tests.e2e.harness import Harness, sqlite_url
 from tests.fakes import (
     FakeBotApi,

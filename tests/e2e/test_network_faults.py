@@ -144,7 +144,7 @@ def retries(caplog: pytest.LogCaptureFixture) -> list[logging.LogRecord]:
     return [
         r
         for r in caplog.records
-        if r.name == "bot.telegram.delivery" and RETRYING in r.getMessage()
+        if r.name == "bot.telegram.sender.live" and RETRYING in r.getMessage()
     ]
 
 

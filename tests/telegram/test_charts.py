@@ -15,8 +15,8 @@ import pytest
 
 from bot.i18n import translator
 from bot.services.stats import GameStats, PlayerStats
-from bot.telegram.boards import chart_request
 from bot.telegram.charts import ChartLine, ChartPool, ChartRequest, draw_rating_chart
+from bot.telegram.render.boards import chart_request
 from tests.telegram.chart_receipts import drawing_receipt, receipt
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"

@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.telegram.budget import CallBudget, Limits, Priority, Ticket
+from bot.telegram.sender.budget import CallBudget, Limits, Priority, Ticket
 
 GROUP, OTHER_GROUP, PRIVATE, OTHER_PRIVATE = -100, -200, 7, 8
 
@@ -160,3 +160,53 @@ async def test_a_cancelled_waiter_leaves_the_queue() -> None:
     waiting.cancel()
     await asyncio.gather(waiting, return_exceptions=True)
     assert budget.waiting == 0
+
+
+async def test_each_game_of_a_group_gets_its_turn_whoever_asks_more() -> None:
+    """Fair shares: at the same priority, the share of the chat served longest ago goes
+    first — a game (or a topic) that asks for call after call waits for its own, not the
+    others'."""
+    limits = Limits(group_calls=1, group_window=0.05, reply_calls=1, reply_reserve=0)
+    budget = CallBudget(limits)
+    order: list[str] = []
+
+    async def call(name: str, share: str) -> None:
+        await budget.take(GROUP, Ticket(Priority.TABLE, share))
+        order.append(name)
+
+    await budget.take(GROUP, Ticket(Priority.TABLE, "busy"))  # the busy game was just served
+    calls = [asyncio.create_task(call(f"busy {n}", "busy")) for n in range(3)]
+    await asyncio.sleep(0)
+    calls.append(asyncio.create_task(call("quiet", "quiet")))
+    await asyncio.wait_for(asyncio.gather(*calls), 5)
+    assert order[0] == "quiet", order
+
+
+async def test_a_lobby_waits_for_its_groups_game_tables() -> None:
+    limits = Limits(group_calls=1, group_window=0.05, reply_calls=1, reply_reserve=0)
+    budget = CallBudget(limits)
+    order: list[str] = []
+
+    async def call(name: str, priority: Priority) -> None:
+        await budget.take(GROUP, Ticket(priority, name))
+        order.append(name)
+
+    await budget.take(GROUP, Priority.TABLE)
+    calls = [
+        asyncio.create_task(call("reply", Priority.REPLY)),
+        asyncio.create_task(call("lobby", Priority.LOBBY)),
+        asyncio.create_task(call("table", Priority.TABLE)),
+    ]
+    await asyncio.wait_for(asyncio.gather(*calls), 5)
+    assert order == ["table", "lobby", "reply"]
+
+
+async def test_a_lookup_counts_against_the_overall_window_without_waiting() -> None:
+    clock = Clock()
+    budget = CallBudget(Limits(overall_calls=2, overall_window=1.0), clock)
+    budget.count_lookup()
+    budget.count_lookup()
+    budget.count_lookup()  # never refused: the person's press waits for its answer
+    assert not await granted(budget, GROUP, Priority.TURN), "the window is full"
+    clock.now += 1.0
+    assert await granted(budget, GROUP, Priority.TURN)

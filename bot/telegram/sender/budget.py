@@ -10,9 +10,19 @@ way the bot learns its limits: when one still comes (another process, Telegram's
 accounting), :meth:`CallBudget.pause` stops that chat for the time Telegram asked.
 
 Waiting calls go in order of :class:`Priority` — the panel of the player whose decision it is
-first, then other panels, then group tables and results, informational replies last — first
-come, first served within a priority; informational replies may moreover use only part of a
+first, then other panels, then group tables and results, lobbies, informational replies last;
+within a priority, by *fair shares*: each call says whose it is (a game, a forum topic), and the
+share served longest ago in its chat goes first — so a topic or a game that asks a lot waits
+for its own calls, not the others'. Informational replies may moreover use only part of a
 group's window (:attr:`Limits.reply_calls`), so the game keeps the rest.
+
+A group's game messages — tables, lobbies, results — are moreover *paced*: at most one in
+any :attr:`CallBudget.pace` seconds in a group, so that a table moves steadily rather than in
+bursts that fill the window, and the game that needs the next one gets it (by priority, then
+fair shares) — never two games' tables waking at the same moment and both going.
+
+Nobody waits here but the sender's own tasks (:mod:`bot.telegram.sender`): a handler never
+awaits :meth:`CallBudget.take`.
 """
 
 from __future__ import annotations
@@ -21,7 +31,7 @@ import asyncio
 import itertools
 import logging
 from collections import deque
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import IntEnum
 
@@ -37,8 +47,11 @@ class Priority(IntEnum):
     PANEL = 1
     #: A group's table, a game's start and its result.
     TABLE = 2
+    #: A lobby's message: who has joined, the options (each press is answered by a toast
+    #: at once, so the message may follow the game tables of its group).
+    LOBBY = 3
     #: Informational replies: /help, /rules, boards, greetings.
-    REPLY = 3
+    REPLY = 4
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,9 +86,17 @@ class Limits:
 @dataclass(slots=True)
 class Ticket:
     """A call's place in the queue, whose priority may rise while it waits (a panel whose
-    player has just been given the move); see :meth:`CallBudget.reorder`."""
+    player has just been given the move); see :meth:`CallBudget.reorder`.
+
+    ``share`` says whose call it is within its chat (a game, a forum topic): at the same
+    priority, the share of the chat served longest ago goes first.
+    """
 
     priority: Priority
+    share: Hashable = None
+    #: A game message in a group (a table, a lobby, a result) keeps the group's pace; a call
+    #: that is no such message (deleting a table's old copy) does not.
+    paced: bool = True
 
 
 @dataclass(slots=True)
@@ -93,6 +114,13 @@ class _Chat:
     calls: deque[float] = field(default_factory=deque)
     replies: deque[float] = field(default_factory=deque)
     paused_until: float = 0.0
+    #: When the last paced call (a game message) went, the one before it, and whether the
+    #: last call counted was paced (to give its moment back with :meth:`CallBudget.put_back`).
+    paced_at: float = float("-inf")
+    paced_before: float = float("-inf")
+    last_paced: bool = False
+    #: Whether the last call counted took information's share.
+    last_reply: bool = False
 
 
 class CallBudget:
@@ -108,12 +136,17 @@ class CallBudget:
         clock: Callable[[], float] | None = None,
         *,
         by_priority: bool = True,
+        pace: float = 0.0,
     ) -> None:
         self.limits = limits or Limits()
         self.by_priority = by_priority
+        #: Seconds between two game messages (tables, lobbies, results) in one group.
+        self.pace = pace
         self._clock = clock
         self._chats: dict[int, _Chat] = {}
         self._overall: deque[float] = deque()
+        #: When each (chat, share) last had a call let through.
+        self._served: dict[tuple[int, Hashable], float] = {}
         self._waiting: list[_Waiter] = []  # in arrival order
         self._seq = itertools.count()
         self._timer: asyncio.TimerHandle | None = None
@@ -131,8 +164,8 @@ class CallBudget:
         """Wait until a call into ``chat_id`` fits every window, and count it there."""
         ticket = priority if isinstance(priority, Ticket) else Ticket(priority)
         now = self.now()
-        if not self._waiting and self._free_at(chat_id, ticket.priority, now) <= now:
-            self._count(chat_id, ticket.priority, now)
+        if not self._waiting and self._free_at(chat_id, ticket, now) <= now:
+            self._count(chat_id, ticket, now)
             return
         future = asyncio.get_running_loop().create_future()
         waiter = _Waiter(next(self._seq), ticket, chat_id, future)
@@ -148,11 +181,21 @@ class CallBudget:
         wait = self.now() - now
         self.longest_wait = max(self.longest_wait, wait)
 
+    def count_lookup(self) -> None:
+        """A call that lands in no chat (``getChatMember``) was made: it counts against the
+        bot's overall window, without waiting for it (its answer is awaited by a press)."""
+        self._overall.append(self.now())
+
     def put_back(self, chat_id: int) -> None:
         """A turn taken but not used (nothing to send after all): its place is free again."""
         chat = self._chats.get(chat_id)
         if chat is not None and chat.calls:
             chat.calls.pop()
+            if chat.last_paced:
+                chat.paced_at, chat.last_paced = chat.paced_before, False
+            if chat.last_reply and chat.replies:
+                chat.replies.pop()
+                chat.last_reply = False
         if self._overall:
             self._overall.pop()
         self.granted -= 1
@@ -168,6 +211,10 @@ class CallBudget:
         chat = self._chats.get(chat_id)
         return max(0.0, chat.paused_until - self.now()) if chat is not None else 0.0
 
+    def served_at(self, chat_id: int, share: Hashable) -> float:
+        """When ``share`` last had a call into ``chat_id`` let through (-inf: not lately)."""
+        return self._served.get((chat_id, share), float("-inf"))
+
     def reorder(self) -> None:
         """A waiting call's ticket changed priority: serve the queue in its new order."""
         if self._waiting:
@@ -179,32 +226,80 @@ class CallBudget:
 
     # -- the windows ----------------------------------------------------------------------
 
-    def _free_at(self, chat_id: int, priority: Priority | int, now: float) -> float:
-        """The earliest moment a call of ``priority`` into ``chat_id`` fits every window."""
+    def free_at(self, chat_id: int, priority: Priority) -> float:
+        """The earliest moment a call of ``priority`` into ``chat_id`` could go, were nothing
+        else waiting: past it, a call that must go sooner will not."""
+        return self._free_at(chat_id, Ticket(priority), self.now())
+
+    def _paced(self, chat_id: int, ticket: Ticket) -> bool:
+        return (
+            chat_id < 0
+            and ticket.paced
+            and ticket.priority in (Priority.TABLE, Priority.LOBBY)
+            and self.pace > 0
+        )
+
+    def _free_at(self, chat_id: int, ticket: Ticket, now: float, *, paced: bool = True) -> float:
+        """The earliest moment a call of ``priority`` into ``chat_id`` fits every window
+        (and its pace, unless ``paced`` is false).
+
+        In a group, a table goes on the game's pace; information in its share of the window;
+        a lobby either way — so that while a game's table waits for its pace, a lobby of
+        another topic takes information's share, never the table's moment.
+        """
         limits = self.limits
+        priority = ticket.priority
         at = _window_free(self._overall, limits.overall_calls, limits.overall_window, now)
         chat = self._chats.get(chat_id)
         if chat is None:
             return at
         at = max(at, chat.paused_until)
-        if chat_id < 0:
-            at = max(at, _window_free(chat.calls, limits.group_calls, limits.group_window, now))
-            if priority >= Priority.REPLY:
-                share = _window_free(chat.replies, limits.reply_calls, limits.group_window, now)
-                room = limits.group_calls - limits.reply_reserve
-                spare = _window_free(chat.calls, room, limits.group_window, now)
-                at = max(at, share, spare)
-        else:
-            at = max(
-                at, _window_free(chat.calls, limits.private_calls, limits.private_window, now)
+        if chat_id > 0:
+            window = _window_free(chat.calls, limits.private_calls, limits.private_window, now)
+            return max(at, window)
+        at = max(at, _window_free(chat.calls, limits.group_calls, limits.group_window, now))
+        if priority < Priority.LOBBY:
+            return (
+                max(at, chat.paced_at + self.pace)
+                if paced and self._paced(chat_id, ticket)
+                else at
             )
-        return at
+        share = _window_free(chat.replies, limits.reply_calls, limits.group_window, now)
+        spare = _window_free(
+            chat.calls, limits.group_calls - limits.reply_reserve, limits.group_window, now
+        )
+        information = max(at, share, spare)
+        if priority >= Priority.REPLY:
+            return information
+        # A lobby keeps the game's pace only in a group whose game messages have been quiet
+        # for two paces: never the moment a busy table is about to need.
+        game = (
+            max(at, chat.paced_at + 2 * self.pace)
+            if paced and self._paced(chat_id, ticket)
+            else at
+        )
+        return min(game, information)
 
-    def _count(self, chat_id: int, priority: Priority | int, now: float) -> None:
+    def _count(self, chat_id: int, ticket: Ticket, now: float) -> None:
         chat = self._chats.setdefault(chat_id, _Chat())
+        # A lobby takes information's share when it has room, and keeps the game's pace.
+        informational = chat_id < 0 and (
+            ticket.priority >= Priority.REPLY
+            or (
+                ticket.priority == Priority.LOBBY
+                and self._free_at(chat_id, _INFORMATION, now) <= now
+            )
+        )
         chat.calls.append(now)
-        if chat_id < 0 and priority >= Priority.REPLY:
+        chat.last_reply = informational
+        if informational:
             chat.replies.append(now)
+        chat.last_paced = not informational and self._paced(chat_id, ticket)
+        if chat.last_paced:
+            chat.paced_before, chat.paced_at = chat.paced_at, now
+        self._served[chat_id, ticket.share] = now
+        if len(self._served) > 20_000:
+            self._forget_quiet(now)
         self._overall.append(now)
         self.granted += 1
         if len(self._chats) > 10_000:
@@ -221,22 +316,40 @@ class CallBudget:
         now = self.now()
         soonest = float("inf")
         blocked: set[int] = set()
+        #: Chats whose next game message waits for its pace: other calls may go meanwhile.
+        pacing: set[int] = set()
         kept: list[_Waiter] = []
-        queue = sorted(self._waiting, key=self._rank) if self.by_priority else self._waiting
+        queue = self._in_turn() if self.by_priority else self._waiting
         for waiter in queue:
             if waiter.future.done():
                 continue
             priority = waiter.ticket.priority
+            paced = self._paced(waiter.chat_id, waiter.ticket)
             if waiter.chat_id in blocked:
                 kept.append(waiter)  # one before it in this chat waits: so does it
                 continue
-            at = self._free_at(waiter.chat_id, priority, now)
+            if paced and waiter.chat_id in pacing:
+                # A table before it waits for the game's pace: a lobby may take
+                # information's share meanwhile, a table waits its turn.
+                if priority == Priority.LOBBY:
+                    at = self._free_at(waiter.chat_id, _INFORMATION, now)
+                    if at <= now:
+                        self._count(waiter.chat_id, waiter.ticket, now)
+                        waiter.future.set_result(None)
+                        continue
+                    soonest = min(soonest, at)
+                kept.append(waiter)
+                continue
+            at = self._free_at(waiter.chat_id, waiter.ticket, now)
             if at <= now:
-                self._count(waiter.chat_id, priority, now)
+                self._count(waiter.chat_id, waiter.ticket, now)
                 waiter.future.set_result(None)
                 continue
             soonest = min(soonest, at)
-            blocked.add(waiter.chat_id)
+            if paced and self._free_at(waiter.chat_id, waiter.ticket, now, paced=False) <= now:
+                pacing.add(waiter.chat_id)
+            else:
+                blocked.add(waiter.chat_id)
             kept.append(waiter)
         kept.sort(key=lambda waiter: waiter.seq)
         self._waiting = kept
@@ -245,9 +358,20 @@ class CallBudget:
             self._timer_at = soonest
             self._timer = loop.call_at(loop.time() + max(0.0, soonest - now), self._dispatch)
 
-    @staticmethod
-    def _rank(waiter: _Waiter) -> tuple[int, int]:
-        return int(waiter.ticket.priority), waiter.seq
+    def _in_turn(self) -> list[_Waiter]:
+        """The waiting calls in the order they are served: by priority, then as they came —
+        except that within a chat and a priority the turns go to the shares served longest
+        ago (a game, a topic), whichever of them asked first."""
+        places = sorted(self._waiting, key=lambda w: (int(w.ticket.priority), w.seq))
+        fair: dict[tuple[int, int], deque[_Waiter]] = {}
+        for waiter in sorted(self._waiting, key=self._fair_rank):
+            fair.setdefault((waiter.chat_id, int(waiter.ticket.priority)), deque()).append(waiter)
+        return [fair[w.chat_id, int(w.ticket.priority)].popleft() for w in places]
+
+    def _fair_rank(self, waiter: _Waiter) -> tuple[int, float, int]:
+        """Within a chat and a priority: the share served longest ago, then arrival."""
+        served = self._served.get((waiter.chat_id, waiter.ticket.share), float("-inf"))
+        return int(waiter.ticket.priority), served, waiter.seq
 
     def _forget_quiet(self, now: float) -> None:
         quiet = [
@@ -258,12 +382,21 @@ class CallBudget:
         ]
         for chat_id in quiet:
             del self._chats[chat_id]
+        self._served = {
+            key: at for key, at in self._served.items() if at > now - self.limits.group_window
+        }
+
+
+#: A call in information's share of a group's window.
+_INFORMATION = Ticket(Priority.REPLY)
 
 
 def _window_free(calls: deque[float], limit: int, window: float, now: float) -> float:
     """When one more call fits: ``limit`` calls at most in any ``window`` seconds."""
     while calls and calls[0] <= now - window:
         calls.popleft()
+    if limit <= 0:
+        return float("inf")
     if len(calls) < limit:
         return now
     return calls[len(calls) - limit] + window

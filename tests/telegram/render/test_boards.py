@@ -5,7 +5,6 @@ from __future__ import annotations
 from datetime import UTC, datetime
 
 import pytest
-from telegram import Chat, ForumTopicCreated, Message, User
 
 from bot.i18n import SUPPORTED_LANGUAGES, translator
 from bot.services.stats import (
@@ -17,21 +16,18 @@ from bot.services.stats import (
     PlayedSeat,
     PlayerStats,
 )
-from bot.telegram.boards import (
-    BadArguments,
+from bot.telegram.callbacks import MAX_BYTES, BadCallback
+from bot.telegram.render.boards import (
     BoardPress,
     HistoryPress,
     parse,
-    parse_top,
     rating_chart,
     render_board,
     render_history,
     render_leaders,
     render_stats,
     signed,
-    stats_subject,
 )
-from bot.telegram.callbacks import MAX_BYTES, BadCallback
 from bot.telegram.render.content import Content
 
 T = translator("en")
@@ -92,17 +88,6 @@ def test_round_trip_within_64_bytes(press: BoardPress | HistoryPress) -> None:
 def test_garbage_is_refused(data: object) -> None:
     with pytest.raises(BadCallback):
         parse(data)
-
-
-def test_top_arguments_in_any_order() -> None:
-    assert parse_top([]) == BoardPress(None)
-    assert parse_top(["Rank"]) == BoardPress("rank")
-    assert parse_top(["global", "trumps"]) == BoardPress("trumps", everyone=True)
-    assert parse_top(["trumps", "bots"]) == BoardPress("trumps", computers=True)
-    assert parse_top(["bots"]) == BoardPress(None, computers=True)
-    for bad in (["chess"], ["rank", "trumps"], ["rank", "please"]):
-        with pytest.raises(BadArguments):
-            parse_top(bad)
 
 
 def test_a_board_page_escapes_names_and_offers_the_other_pages() -> None:
@@ -275,22 +260,3 @@ def test_history_lines_and_buttons() -> None:
     assert "🥇 🤖 Computer 1 +15 · 🥈 Boris −12 · 🥈 🤖 Computer 2" in content.text
     assert datas(content) == ["Y:41"]
     assert render_history(T, []).text == "No game has finished here yet."
-
-
-def message(chat: Chat, sender: User, **kwargs: object) -> Message:
-    return Message(1, datetime.now(UTC), chat, from_user=sender, **kwargs)  # type: ignore[arg-type]
-
-
-def test_whose_stats() -> None:
-    group = Chat(-100, "supergroup", is_forum=True)
-    anna = User(1, "Anna", is_bot=False)
-    boris = User(2, "Boris", is_bot=False)
-    bot = User(99, "Cardroom", is_bot=True)
-    assert stats_subject(message(group, anna), anna) is anna
-    assert (
-        stats_subject(message(group, anna, reply_to_message=message(group, boris)), anna) is boris
-    )
-    # Replying to the bot's own message, or in a forum topic without a reply: your own.
-    assert stats_subject(message(group, anna, reply_to_message=message(group, bot)), anna) is anna
-    topic_start = message(group, boris, forum_topic_created=ForumTopicCreated("Cards", 0))
-    assert stats_subject(message(group, anna, reply_to_message=topic_start), anna) is anna

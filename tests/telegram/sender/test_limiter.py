@@ -10,8 +10,8 @@ from typing import Any
 import pytest
 from telegram.error import RetryAfter
 
-from bot.telegram.budget import CallBudget, Limits, Priority
-from bot.telegram.limits import BudgetRateLimiter, calling, lands_in_chat
+from bot.telegram.sender.budget import CallBudget, Limits, Priority
+from bot.telegram.sender.limiter import BudgetRateLimiter, calling, lands_in_chat
 
 GROUP = {"chat_id": -100123}
 

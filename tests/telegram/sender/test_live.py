@@ -15,12 +15,12 @@ from telegram.ext import ExtBot
 from bot.games.cards import JOKER, Suit, card, parse_cards
 from bot.games.rank import RankState
 from bot.services.types import GameSnapshot
-from bot.telegram import delivery
-from bot.telegram.budget import CallBudget, Limits
-from bot.telegram.delivery import Publisher
-from bot.telegram.limits import BudgetRateLimiter
+from bot.telegram.sender import live as delivery
+from bot.telegram.sender.budget import CallBudget, Limits
+from bot.telegram.sender.limiter import BudgetRateLimiter
+from bot.telegram.sender.live import Publisher
 from tests.fakes import FakeBotApi, FakeRequest
-from tests.telegram.test_render import NOW, seats, snapshot, state
+from tests.telegram.render.test_render import NOW, seats, snapshot, state
 
 
 class StubBot:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bot.telegram.replies import ReplyGate, Verdict
+from bot.telegram.sender.replies import ReplyGate, Verdict
 
 GROUP, OTHER_GROUP = -100, -200
 ANNA, BORIS = 1, 2
@@ -54,3 +54,15 @@ def test_a_private_chat_limits_only_its_owner_and_more_loosely() -> None:
     verdicts = [gate.admit(ANNA, ANNA, "help") for _ in range(6)]
     assert verdicts[:5] == [Verdict.SEND] * 5, "asking again in private gets the answer again"
     assert verdicts[5] is Verdict.TOO_MANY
+
+
+def test_lobbies_opened_and_cancelled_are_counted_per_person_and_per_group() -> None:
+    clock = Clock()
+    gate = ReplyGate(per_user=2, per_chat=3, clock=clock)
+    assert gate.allow(-1, 10) and gate.allow(-1, 10)
+    assert not gate.allow(-1, 10), "his share for the minute"
+    assert gate.allow(-1, 11)
+    assert not gate.allow(-1, 12), "the group's share for the minute"
+    assert gate.allow(-2, 10), "another group counts apart"
+    clock.now += 60
+    assert gate.allow(-1, 10)

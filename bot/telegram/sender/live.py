@@ -1,8 +1,8 @@
-"""Delivering tables and panels inside Telegram's flood limits.
+"""Live messages: the tables and panels the sender keeps in step with the games.
 
 Every message the bot keeps up to date (a group table, a player's DM panel) is a *slot*.
 Publishing a snapshot marks slots dirty; each slot is flushed by one task that waits for its
-turn in the chat's budget (:class:`~bot.telegram.budget.CallBudget`: strict sliding windows,
+turn in the chat's budget (:class:`~bot.telegram.sender.budget.CallBudget`: strict sliding windows,
 and a group's table at most every :data:`GROUP_INTERVAL` seconds, so that it moves steadily
 rather than in bursts), then renders from the latest snapshot — so a burst of changes costs
 one edit, and what is sent is always the newest state. Turns are taken by priority: the panel
@@ -13,8 +13,8 @@ deadline) — is not sent again.
 
 Edits that fail because the message is gone are re-sent as new messages; "message is not
 modified" is success; a user who cannot be messaged (403) is logged and skipped. A 429 that
-still comes pauses the chat (the rate limiter, :mod:`bot.telegram.limits`, records it and logs
-it once); the slot stays dirty and the newest state goes out when the pause is over.
+still comes pauses the chat (the rate limiter, :mod:`bot.telegram.sender.limiter`, records it
+and logs it once); the slot stays dirty and the newest state goes out when the pause is over.
 
 A player whose panel reached him late — it waited for its chat, or for the bot's overall
 budget — is not the poorer for it: the game's window is extended by the wait
@@ -30,11 +30,10 @@ from __future__ import annotations
 import asyncio
 import logging
 import time
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-import orjson
 from telegram import Bot
 from telegram.error import (
     BadRequest,
@@ -47,17 +46,17 @@ from telegram.error import (
 
 from bot.i18n import Translator, translator
 from bot.services.types import GameSnapshot, StorageRefused
-from bot.telegram.budget import CallBudget, Limits, Priority, Ticket
-from bot.telegram.limits import calling
 from bot.telegram.render import (
     Content,
-    Keyboard,
     is_pause,
     panel_content,
     result_content,
     solo_content,
     table_content,
 )
+from bot.telegram.sender.budget import CallBudget, Limits, Priority, Ticket
+from bot.telegram.sender.limiter import calling
+from bot.telegram.sender.notes import NO_PREVIEW, Note, Notes, markup_json
 
 logger = logging.getLogger(__name__)
 
@@ -79,13 +78,13 @@ PING_SHARE, PING_AT_LEAST = 1 / 3, 3.0
 #: A group's table with this many messages after it has scrolled out of sight: its next
 #: change brings it back — sent anew, the old one deleted (two calls of the group's budget)...
 BURIED_AFTER = 5
-#: ... at most once in this many seconds, whatever the chat writes.
+#: ... at most once in this many seconds, whatever the chat writes (and a panel that
+#: ``/start`` finds buried comes anew at most this often too).
 RETURN_EVERY = 60.0
 RETRY_DELAYS = (1.0, 3.0, 10.0)
 #: Seconds between two reports of the games whose messages are all up to date.
 SHOWN_EVERY = 1.0
 _GONE = ("message to edit not found", "message can't be edited", "message_id_invalid")
-_NO_PREVIEW = '{"is_disabled":true}'
 
 #: Renders a slot's message as of a moment, on a panel screen (``None``: the main one).
 Render = Callable[[float, str | None], Content]
@@ -95,22 +94,6 @@ def fingerprint(content: Content) -> int:
     """What a message shows apart from the passing of time, as one number: equal
     fingerprints need no edit."""
     return hash((content.still_text, content.keyboard))
-
-
-def markup_json(keyboard: Keyboard) -> str | None:
-    """An inline keyboard as the Bot API's ``reply_markup`` JSON; ``None`` for no keyboard."""
-    if not keyboard:
-        return None
-    rows = [
-        [
-            {"text": b.text, "url": b.url}
-            if b.url is not None
-            else {"text": b.text, "callback_data": b.data}
-            for b in row
-        ]
-        for row in keyboard
-    ]
-    return orjson.dumps({"inline_keyboard": rows}).decode()
 
 
 @dataclass(slots=True)
@@ -166,21 +149,24 @@ class Publisher:
         remember_panel: Callable[[int, int, int | None], Awaitable[None]],
         *,
         budget: CallBudget | None = None,
+        notes: Notes | None = None,
         group_interval: float = GROUP_INTERVAL,
         private_interval: float = PRIVATE_INTERVAL,
         wall_clock: Callable[[], float] = time.time,
     ) -> None:
         self.bot = bot
         self.budget = budget or CallBudget()
+        #: One-off messages (a game's result, tidying old messages) go with the notes.
+        self.notes = notes or Notes(bot, self.budget)
         #: How long a move waits for its player before his panel comes anew (``PING_AFTER``).
         self.ping_after = PING_AFTER
         #: When each person last pressed a button (loop time).
         self._pressed: dict[int, float] = {}
-        #: The newest message seen in each group (and forum topic): (chat, topic) → id.
+        #: The newest message seen in each chat (and forum topic): (chat, topic) → id.
         self._latest: dict[tuple[int, int], int] = {}
         self._remember_table = remember_table
         self._remember_panel = remember_panel
-        self.group_interval = group_interval
+        self.budget.pace = group_interval
         self.private_interval = private_interval
         self.wall_clock = wall_clock
         self._slots: dict[tuple[int, int], Slot] = {}
@@ -200,12 +186,13 @@ class Publisher:
         self._games: dict[int, list[Slot]] = {}
         self._shown: dict[int, int] = {}
         self._reporting: asyncio.Task[None] | None = None
-        self._strays: set[asyncio.Task[None]] = set()
         #: Messages a tidy call (delete, buttons off) was set off for: (chat, message).
         self._tidied: set[tuple[int, int]] = set()
         self._closed = False
         #: When each game's table was last brought back into sight (loop time).
         self._returned: dict[int, float] = {}
+        #: When each panel was last sent anew for a ``/start`` (loop time): (game, seat).
+        self._recalled: dict[tuple[int, int], float] = {}
 
     # -- publishing ---------------------------------------------------------------------
 
@@ -235,6 +222,12 @@ class Publisher:
             snapshot.table_message_id,
         )
         table.render = lambda now, _screen: table_content(group_t, snapshot, now)
+        # A game's table goes before its group's lobbies; each game gets its turn.
+        table.ticket.share = ("game", snapshot.game_id)
+        priority = Priority.LOBBY if snapshot.is_lobby else Priority.TABLE
+        if priority != table.ticket.priority:
+            table.ticket.priority = priority
+            self.budget.reorder()
         if self._ending(table, snapshot):
             # An edit notifies nobody: the end of the game is also said in a new message.
             self._announce(snapshot)
@@ -309,7 +302,7 @@ class Publisher:
         return max(min(self.ping_after, window * PING_SHARE), min(PING_AT_LEAST, self.ping_after))
 
     def seen(self, chat_id: int, thread_id: int | None, message_id: int) -> None:
-        """A message appeared in a group (a command, a reply, anything the bot hears of)."""
+        """A message appeared in a chat (a command, a reply, anything the bot hears of)."""
         key = (chat_id, thread_id or 0)
         if message_id > self._latest.get(key, 0):
             self._latest[key] = message_id
@@ -318,13 +311,26 @@ class Publisher:
 
     def _buried(self, slot: Slot) -> bool:
         """Whether a group's table has scrolled out of sight under later messages."""
-        if slot.private or slot.seat is not None or slot.message_id is None:
-            return False
-        latest = self._latest.get((slot.chat_id, slot.thread_id or 0), 0)
-        if latest - slot.message_id < BURIED_AFTER:
+        if slot.private or slot.seat is not None or not self._under(slot):
             return False
         now = asyncio.get_running_loop().time()
         return now - self._returned.get(slot.game_id, float("-inf")) >= RETURN_EVERY
+
+    def _under(self, slot: Slot) -> bool:
+        """Whether :data:`BURIED_AFTER` messages or more have come after the slot's."""
+        if slot.message_id is None:
+            return False
+        latest = self._latest.get((slot.chat_id, slot.thread_id or 0), 0)
+        return latest - slot.message_id >= BURIED_AFTER
+
+    @property
+    def group_interval(self) -> float:
+        """Seconds between two game messages in one group (the budget's pace)."""
+        return self.budget.pace
+
+    @group_interval.setter
+    def group_interval(self, seconds: float) -> None:
+        self.budget.pace = seconds
 
     def pressed(self, user_id: int) -> None:
         """The person pressed a button: he is at his phone (no ping for a while)."""
@@ -367,23 +373,41 @@ class Publisher:
         group (once per game): it notifies, as the table's last edit does not."""
         if snapshot.outcome is None:
             return
-        self._background(self._send_result(snapshot))
-
-    async def _send_result(self, snapshot: GameSnapshot) -> None:
         content = result_content(translator(snapshot.chat_language), snapshot)
         data: dict[str, Any] = {
             "chat_id": snapshot.chat_id,
             "text": content.text,
             "parse_mode": "HTML",
-            "link_preview_options": _NO_PREVIEW,
+            "link_preview_options": NO_PREVIEW,
         }
         if snapshot.topic_id:
             data["message_thread_id"] = snapshot.topic_id
-        try:
-            with calling(Priority.TABLE):
-                await self.bot._post("sendMessage", data)
-        except TelegramError as error:
-            logger.warning("Result of game %s not sent: %s", snapshot.game_id, error)
+        share = ("game", snapshot.game_id)
+        self.notes.post(
+            Note(snapshot.chat_id, ("sendMessage", data), Priority.TABLE, share, must=True)
+        )
+
+    def recall_panel(self, snapshot: GameSnapshot, seat: int) -> None:
+        """The player wrote ``/start``: his panel comes anew only if he cannot see it — the
+        computer plays for him (he may take his seat back), or it is buried under later
+        messages — and then at most once a minute a game; otherwise it is only brought up to
+        date (most often: nothing to send)."""
+        self.publish(snapshot)
+        panel = self._slots.get((snapshot.game_id, seat))
+        if panel is None or panel.final:
+            return
+        if not (panel.unreachable or snapshot.seats[seat].autopilot):
+            now = asyncio.get_running_loop().time()
+            key = (snapshot.game_id, seat)
+            if (
+                not self._under(panel)
+                or now - self._recalled.get(key, -RETURN_EVERY) < RETURN_EVERY
+            ):
+                return
+            self._recalled[key] = now
+            if len(self._recalled) > 10_000:
+                self._recalled = {k: at for k, at in self._recalled.items() if now - at < 60}
+        self.renew_panel(snapshot, seat)
 
     def renew_panel(self, snapshot: GameSnapshot, seat: int) -> None:
         """Send a player's panel as a new message — he can be messaged again (he unblocked
@@ -421,24 +445,10 @@ class Publisher:
         if len(self._tidied) > 10_000:
             self._tidied.clear()  # a rough memory: a message tidied long ago is gone anyway
         self._tidied.add(key)
-        self._background(self._tidy(endpoint, chat_id, message_id))
-
-    async def _tidy(self, endpoint: str, chat_id: int, message_id: int) -> None:
-        """Delete a message or take its buttons off, as best it can be done: one too old or
-        already gone stays as it is (and a press on it is answered as before)."""
-        try:
-            with calling(Priority.REPLY):
-                await self.bot._post(endpoint, {"chat_id": chat_id, "message_id": message_id})
-        except TelegramError as error:
-            logger.info(
-                "%s of message %s in chat %s failed: %s", endpoint, message_id, chat_id, error
-            )
-
-    def _background(self, call: Coroutine[Any, Any, None]) -> None:
-        """Run a call of its own, held until done (a task nobody holds may be collected)."""
-        task = asyncio.create_task(call)
-        self._strays.add(task)
-        task.add_done_callback(self._strays.discard)
+        # As best it can be done: one too old or already gone stays as it is (and a press on
+        # it is answered as before).
+        call = (endpoint, {"chat_id": chat_id, "message_id": message_id})
+        self.notes.post(Note(chat_id, call, Priority.REPLY, key=("tidy", chat_id, message_id)))
 
     def chat_moved(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup: its messages must be posted again under the new id."""
@@ -515,12 +525,12 @@ class Publisher:
         while slot.dirty:
             if slot.unremembered:
                 await self._remember(slot)
-            interval = self.private_interval if slot.private else self.group_interval
             loop = asyncio.get_running_loop()
             wait = self._free_at.get(slot.chat_id, 0.0) - loop.time()
             if wait > 0 and not slot.urgent:
                 await asyncio.sleep(wait)
-            # Our turn in the chat's budget; what is drawn is what is newest then.
+            # Our turn in the chat's budget (a group's game messages are paced there); what
+            # is drawn is what is newest then.
             await self.budget.take(slot.chat_id, slot.ticket)
             slot.turn_taken = True
             slot.urgent = False
@@ -543,7 +553,8 @@ class Publisher:
             if self._buried(slot) and not slot.final:
                 slot.renew = True  # back into sight: sent anew, the old one deleted
                 self._returned[slot.game_id] = loop.time()
-            self._free_at[slot.chat_id] = loop.time() + interval
+            if slot.private:
+                self._free_at[slot.chat_id] = loop.time() + self.private_interval
             try:
                 await self._deliver(slot, content)
                 slot.sent = shown
@@ -676,7 +687,7 @@ class Publisher:
             "chat_id": slot.chat_id,
             "text": content.text,
             "parse_mode": "HTML",
-            "link_preview_options": _NO_PREVIEW,
+            "link_preview_options": NO_PREVIEW,
         }
         markup = markup_json(content.keyboard)
         if markup is not None:
@@ -711,11 +722,15 @@ class Publisher:
         anyway); one Telegram will not delete (too old) simply stays."""
         chat_id = slot.chat_id
         try:
-            await self._call(slot, "deleteMessage", {"chat_id": chat_id, "message_id": message_id})
+            # Not on the game's pace: the copy that replaces it took the table's turn.
+            data = {"chat_id": chat_id, "message_id": message_id}
+            await self._call(slot, "deleteMessage", data, paced=False)
         except TelegramError as error:
             logger.info("Could not delete message %s in chat %s: %s", message_id, chat_id, error)
 
-    async def _call(self, slot: Slot, endpoint: str, data: dict[str, Any]) -> Any:
+    async def _call(
+        self, slot: Slot, endpoint: str, data: dict[str, Any], *, paced: bool = True
+    ) -> Any:
         """One Bot API call with the request built here, not by PTB's method and objects.
 
         ``Bot._post`` is the step under every ``Bot.send_message``/``edit_message_text``:
@@ -726,7 +741,7 @@ class Publisher:
         the same step, but warns on every call to a method PTB knows.)
         """
         taken, slot.turn_taken = slot.turn_taken, False
-        with calling(slot.ticket.priority, taken=taken):
+        with calling(slot.ticket.priority, taken=taken, paced=paced):
             return await self.bot._post(endpoint, data)
 
     async def _remember(self, slot: Slot) -> None:
@@ -747,12 +762,14 @@ class Publisher:
     # -- lifecycle ----------------------------------------------------------------------
 
     async def drain(self) -> None:
-        """Wait until nothing is left to send (tests, shutdown), and report what is shown."""
+        """Wait until nothing is left to send (tests, shutdown) — the notes it handed over
+        too — and report what is shown."""
         while True:
             tasks = [s.task for s in self._slots.values() if s.task and not s.task.done()]
-            if not tasks:
+            if not tasks and not self.notes.busy:
                 break
             await asyncio.gather(*tasks, return_exceptions=True)
+            await self.notes.drain()
         if self._reporting is not None and not self._reporting.done():
             self._reporting.cancel()
         await self._report_shown(0)

@@ -1,11 +1,46 @@
-"""Per-user press limits: one user hammering buttons does not slow anybody else down, and a
-finger's double tap is one press."""
+"""The intake: updates in. They are handled side by side (:class:`Intake`, python-telegram-bot's
+update processor, which counts how many are in hand), and each person's presses are limited
+(:class:`PressThrottle`): one user hammering buttons does not slow anybody else down, and a
+finger's double tap is one press.
+
+No handler waits for a chat's budget (the sender does), so an update is in hand only as long as
+its decision takes: a storm of presses keeps few of them in hand at once.
+"""
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from typing import Any
+
+from telegram.ext import BaseUpdateProcessor
+
+#: Updates handled at once at most (python-telegram-bot's default for concurrent updates).
+MAX_IN_HAND = 256
+
+
+class Intake(BaseUpdateProcessor):
+    """Handles updates side by side, up to :data:`MAX_IN_HAND` at once, counting them."""
+
+    def __init__(self, max_in_hand: int = MAX_IN_HAND) -> None:
+        super().__init__(max_in_hand)
+        #: The most updates that were in hand at once, and how many were handled in all.
+        self.most_in_hand = 0
+        self.handled = 0
+
+    async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
+        self.most_in_hand = max(self.most_in_hand, self.current_concurrent_updates)
+        try:
+            await coroutine
+        finally:
+            self.handled += 1
+
+    async def initialize(self) -> None:
+        """Nothing to set up."""
+
+    async def shutdown(self) -> None:
+        """Nothing to tear down."""
 
 
 @dataclass(slots=True)

@@ -1,13 +1,17 @@
 """Every Bot API call through Telegram's limits: python-telegram-bot's rate limiter, ours.
 
+Only the sender's own tasks make calls that land in a chat (:mod:`bot.telegram.sender`): a
+handler answers its press and hands the rest over.
+
 Calls that land in a chat — sending, editing, deleting, pinning a message — wait for their
-turn in the chat's budget (:class:`~bot.telegram.budget.CallBudget`), at the priority the
+turn in the chat's budget (:class:`~bot.telegram.sender.budget.CallBudget`), at the priority the
 caller set with :func:`calling` (an informational reply unless said otherwise). A 429 that
 still arrives pauses the chat for the time Telegram asked, is logged once, and the call is
 made again when the pause is over — unless its caller delivers the latest state itself and
 asked to be told (the publisher: what it sends after the pause is newer than what was
 refused). Other calls (a callback's answer, ``getChatMember``) are not counted against any
-chat, but a 429 on one is waited out too, within the call's own deadline.
+chat (``getChatMember`` counts against the bot's overall window, without waiting for it), but
+a 429 on one is waited out too, within the call's own deadline.
 """
 
 from __future__ import annotations
@@ -26,7 +30,7 @@ from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
-from bot.telegram.budget import CallBudget, Priority
+from bot.telegram.sender.budget import CallBudget, Priority, Ticket
 
 logger = logging.getLogger(__name__)
 
@@ -51,6 +55,8 @@ class CallKind:
     priority: Priority = Priority.REPLY
     #: The caller took the budget's turn already (it renders what it sends after waiting).
     taken: bool = False
+    #: A group's game message, which keeps the group's pace (see :class:`Ticket`).
+    paced: bool = True
 
 
 #: How a call is made where nobody said: an informational reply.
@@ -59,10 +65,11 @@ _kind: ContextVar[CallKind | None] = ContextVar("call_kind", default=None)
 
 
 @contextlib.contextmanager
-def calling(priority: Priority, *, taken: bool = False) -> Iterator[None]:
+def calling(priority: Priority, *, taken: bool = False, paced: bool = True) -> Iterator[None]:
     """Make the Bot API calls inside the block at ``priority``; ``taken``: their turn in
-    the budget is taken already, and a 429 is the caller's to handle (raised at once)."""
-    token = _kind.set(CallKind(priority, taken))
+    the budget is taken already, and a 429 is the caller's to handle (raised at once);
+    ``paced``: they are game messages, which keep a group's pace."""
+    token = _kind.set(CallKind(priority, taken, paced))
     try:
         yield
     finally:
@@ -74,9 +81,9 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
 
     def __init__(self, budget: CallBudget) -> None:
         self.budget = budget
-        #: Told of each message the bot sent into a group: (chat, topic, message id) — what
+        #: Told of each message the bot sent into a chat: (chat, topic, message id) — what
         #: was there before is further up (the composition root sets the publisher's
-        #: :meth:`~bot.telegram.delivery.Publisher.seen`).
+        #: :meth:`~bot.telegram.sender.live.Publisher.seen`).
         self.on_sent: Callable[[int, int | None, int], None] | None = None
         #: Chats whose pause was logged (one line per pause, not per refused call).
         self._told: dict[int, float] = {}
@@ -100,9 +107,11 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
         answer: bool | dict[str, Any] | list[dict[str, Any]]
         if lands_in_chat(endpoint) and isinstance(chat_id, int):
             answer = await self._in_chat(callback, args, kwargs, chat_id)
-            if self.on_sent is not None and chat_id < 0 and isinstance(answer, dict):
+            if self.on_sent is not None and isinstance(answer, dict):
                 self._sent(self.on_sent, chat_id, answer)
         else:
+            if endpoint == "getChatMember":
+                self.budget.count_lookup()
             answer = await self._lookup(callback, args, kwargs, endpoint)
         return answer
 
@@ -113,7 +122,7 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
         started = time.monotonic()
         while True:
             if not kind.taken:
-                await self.budget.take(chat, kind.priority)
+                await self.budget.take(chat, Ticket(kind.priority, paced=kind.paced))
             try:
                 return await callback(*args, **kwargs)
             except RetryAfter as refused:

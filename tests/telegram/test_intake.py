@@ -1,8 +1,10 @@
-"""Per-user press limits."""
+"""The intake: updates in hand counted; per-user press limits."""
 
 from __future__ import annotations
 
-from bot.telegram.throttle import PressThrottle
+import asyncio
+
+from bot.telegram.intake import Intake, PressThrottle
 
 
 class Clock:
@@ -35,3 +37,15 @@ def test_the_same_button_again_within_a_double_tap_counts_once() -> None:
     clock.now += 1.0
     assert not throttle.repeated(1, 10, 6, "A:7:0:p1x1"), "again, a second later: meant"
     assert not PressThrottle(clock=clock, double_tap=0.0).repeated(1, 10, 5, "x")
+
+
+async def test_the_intake_counts_the_updates_in_hand() -> None:
+    intake = Intake(max_in_hand=8)
+    release = asyncio.Event()
+    handled = [
+        asyncio.create_task(intake.process_update(object(), release.wait())) for _ in range(5)
+    ]
+    await asyncio.sleep(0)
+    release.set()
+    await asyncio.gather(*handled)
+    assert intake.most_in_hand == 5 and intake.handled == 5

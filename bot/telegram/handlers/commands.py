@@ -1,0 +1,233 @@
+"""The commands: ``/start``, ``/help``, ``/rules``, ``/new``, ``/cancel``, ``/pings`` and
+``/language``. Each decides, records, hands its reply to the sender and returns."""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Chat, Message, Update, User
+from telegram.constants import ChatType
+from telegram.ext import ContextTypes
+
+from bot.i18n import SUPPORTED_LANGUAGES, Translator, translator
+from bot.services.authority import is_person
+from bot.services.types import ServiceError
+from bot.telegram import callbacks
+from bot.telegram.handlers.room import (
+    RULES_LINK,
+    actor_of,
+    available_games,
+    cardroom,
+    chat_of,
+    later,
+    personal,
+    refusal_text,
+    say,
+    speaker,
+)
+from bot.telegram.render.common import esc, game_name
+from bot.telegram.render.content import Button, Keyboard, rows
+from bot.telegram.sender.budget import Priority
+from bot.telegram.sender.notes import Note, Outcome, message_call
+
+logger = logging.getLogger(__name__)
+
+
+async def handle_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/start [token]`` in a private chat: greet, or finish joining through a deep link."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None or update.effective_chat is None:
+        return
+    room = cardroom(context)
+    t = await personal(context, user)
+    actor = actor_of(user)
+    chat = chat_of(update.effective_chat, message)
+    if context.args:
+        payload = context.args[0][:64]
+        if payload.startswith(RULES_LINK):
+            await room.lobby.record(actor, chat, started=True)
+            game = payload.removeprefix(RULES_LINK)
+            if game in available_games():
+                say(context, message, t, f"rules:{game}", t(f"rules.{game}"))
+            return
+        try:
+            result = await room.lobby.join_by_token(payload, actor)
+        except ServiceError as error:
+            say(context, message, t, f"refused:{error.code}", refusal_text(t, error))
+            return
+        room.publisher.publish(result.snapshot)
+        name = esc(game_name(t, result.snapshot.game_key))
+        key = "start.joined" if result.joined else "start.already_joined"
+        say(context, message, t, key, t(key, game=name))
+        return
+    await room.lobby.record(actor, chat, started=True)
+    welcome = t("start.welcome", name=esc(user.first_name)) + "\n\n" + t("help.text")
+    say(context, message, t, "welcome", welcome)
+    # Perhaps he had blocked the bot, or lost his panel: it comes back where he needs it.
+    await room.reachable_again(user.id)
+
+
+async def handle_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/help``: what the bot does and its commands — in a private chat, how to bring it
+    into a group; in a group, where it already is, how to open a game right there."""
+    message = update.effective_message
+    if message is None:
+        return
+    t = await speaker(context, update)
+    private = message.chat.type == ChatType.PRIVATE
+    say(context, message, t, "help", t("help.text" if private else "help.group"))
+
+
+async def handle_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/rules <game>``: a readable summary of a game's rules."""
+    message = update.effective_message
+    if message is None:
+        return
+    t = await speaker(context, update)
+    key = context.args[0].lower() if context.args else ""
+    if key in available_games():
+        say(context, message, t, f"rules:{key}", t(f"rules.{key}"))
+        return
+    buttons = game_buttons(t, callbacks.RulesPress)
+    say(context, message, t, "rules:pick", t("rules.pick"), keyboard=buttons, menu="rules")
+
+
+async def handle_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/new <game>`` opens a lobby; bare ``/new`` offers a button per game."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None or update.effective_chat is None:
+        return
+    t = await speaker(context, update)
+    key = context.args[0].lower() if context.args else ""
+    if not key:
+        buttons = game_buttons(t, callbacks.NewGame)
+        say(context, message, t, "new:pick", t("new.pick"), keyboard=buttons, menu="new")
+        return
+    if key not in available_games():
+        games = ", ".join(available_games())
+        say(context, message, t, "new:unknown", t("new.unknown", games=games))
+        return
+    try:
+        await open_lobby(context, message, user, update.effective_chat, key)
+    except ServiceError as error:
+        existing = error.args_.get("message_id")
+        text = refusal_text(t, error)
+        say(context, message, t, f"refused:{error.code}", text, reply_to=existing)
+
+
+async def open_lobby(
+    context: ContextTypes.DEFAULT_TYPE, message: Message, user: User, chat: Chat, key: str
+) -> None:
+    """Open a lobby in a group; in a private chat, deal a game against the computer.
+
+    A person may open (and cancel) only a few lobbies a minute in a chat, and a group gets a
+    few in all: each is a message in the group. Refusals are raised (:class:`ServiceError`).
+    """
+    room = cardroom(context)
+    where, actor = chat_of(chat, message), actor_of(user, message)
+    if not room.openings.allow(chat.id, user.id):
+        raise ServiceError("lobby.too_many")
+    await room.languages.adopt(where, actor)
+    if where.is_private:
+        snapshot = await room.lobby.quick_start(where, actor, key)
+    else:
+        snapshot = await room.lobby.open(where, actor, key)
+    if is_person(actor) and not snapshot.seats:
+        # Not known to have started the bot: a greeting in his private chat finds out, and
+        # seats him if it arrives — then the lobby is posted, once (the sender's work:
+        # nobody waits for it here).
+        hello = greet(context, user, await personal(context, user))
+        later(_seat_when_greeted(context, hello, snapshot.game_id, user))
+        return
+    room.publisher.publish(snapshot)
+
+
+#: A greeting that arrived — or got no answer (lost on the network, it may well have reached
+#: him: his hand's delivery finds out for sure) — says he can be written to.
+REACHED = frozenset({Outcome.SENT, Outcome.LOST})
+
+
+def greet(context: ContextTypes.DEFAULT_TYPE, user: User, t: Translator) -> Note:
+    """Say hello in the user's private chat: whether it arrives tells whether the bot can
+    write to him (Telegram says 403 to a person who never started it)."""
+    call = message_call(user.id, t("lobby.dm_hello"))
+    return cardroom(context).notes.post(Note(user.id, call, Priority.PANEL))
+
+
+async def _seat_when_greeted(
+    context: ContextTypes.DEFAULT_TYPE, hello: Note, game_id: int, user: User
+) -> None:
+    """Once the lobby creator's greeting is settled, seat him if it arrived, and post the
+    lobby."""
+    room = cardroom(context)
+    try:
+        if await hello.outcome in REACHED:
+            actor = actor_of(user)
+            await room.lobby.mark_started(actor)
+            try:
+                room.publisher.publish(await room.lobby.seat_creator(game_id, actor))
+                return
+            except ServiceError as error:
+                # Closed while he was greeted (a /cancel got in first): the lobby as it is.
+                logger.info("Creator of game %s not seated: %s", game_id, error.code)
+        room.publisher.publish(await room.play.snapshot(game_id))
+    except Exception as error:  # the database is away: the next change posts the lobby
+        logger.warning("Lobby %s not posted after its creator's greeting: %s", game_id, error)
+
+
+async def handle_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/cancel``: the creator or an admin ends this topic's lobby or game."""
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    room = cardroom(context)
+    t = await speaker(context, update)
+    try:
+        if not room.openings.allow(chat.id, user.id):
+            raise ServiceError("lobby.too_many")
+        snapshot = await room.lobby.cancel_in_topic(
+            chat_of(chat, message), actor_of(user, message)
+        )
+    except ServiceError as error:
+        say(context, message, t, f"refused:{error.code}", refusal_text(t, error))
+        return
+    room.publisher.publish(snapshot)
+    done = t("cancel.done", game=esc(game_name(t, snapshot.game_key)))
+    say(context, message, t, f"cancelled:{snapshot.game_id}", done)
+
+
+async def handle_pings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/pings``: turn the pings of one's turns off, or on again."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    t = await personal(context, user)
+    try:
+        on = await cardroom(context).people.toggle_pings(actor_of(user, message))
+    except ServiceError as error:
+        say(context, message, t, f"refused:{error.code}", refusal_text(t, error))
+        return
+    key = "pings.on" if on else "pings.off"
+    say(context, message, t, key, t(key))
+
+
+async def handle_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/language``: the languages the bot speaks."""
+    message = update.effective_message
+    if message is None:
+        return
+    t = await speaker(context, update)
+    buttons = tuple(
+        (Button(translator(code)("language.name"), callbacks.LanguagePress(code).encode()),)
+        for code in SUPPORTED_LANGUAGES
+    )
+    say(
+        context, message, t, "language:pick", t("language.pick"), keyboard=buttons, menu="language"
+    )
+
+
+def game_buttons(
+    t: Translator, press: type[callbacks.NewGame] | type[callbacks.RulesPress]
+) -> Keyboard:
+    buttons = [Button(game_name(t, key), press(key).encode()) for key in available_games()]
+    return rows(buttons, 2)

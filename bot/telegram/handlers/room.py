@@ -1,0 +1,242 @@
+"""The Cardroom: the services and the sender the handlers use, and what the handlers share —
+who is asking, in which chat, in whose words, and how a reply is handed to the sender."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Coroutine
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from telegram import Chat, Message, Update, User
+from telegram.ext import ContextTypes
+
+from bot.games.registry import GAMES
+from bot.i18n import Translator, pick_language, translator
+from bot.services.languages import LanguageService
+from bot.services.lobby import LobbyService
+from bot.services.people import PeopleService
+from bot.services.play import PlayService
+from bot.services.stats import StatsService
+from bot.services.types import Actor, ChatRef, ServiceError
+from bot.telegram.charts import ChartPool
+from bot.telegram.intake import PressThrottle
+from bot.telegram.poller import DeadlinePoller
+from bot.telegram.render import has_renderer
+from bot.telegram.render.common import esc
+from bot.telegram.render.content import Keyboard
+from bot.telegram.rights import TelegramRights
+from bot.telegram.sender.budget import Priority
+from bot.telegram.sender.live import Publisher
+from bot.telegram.sender.menus import Menus
+from bot.telegram.sender.notes import Note, Notes, message_call
+from bot.telegram.sender.replies import ReplyGate, Verdict
+
+logger = logging.getLogger(__name__)
+
+T = TypeVar("T")
+
+GAME_KEYS = ("advantage", "davayka", "progression", "rank", "trumps")
+#: The deep link payload that opens a game's rules in the private chat: ``rules-<game>``.
+RULES_LINK = "rules-"
+
+
+def _openings() -> ReplyGate:
+    """Lobbies a person may open or cancel in a chat in a minute, and a group in all."""
+    return ReplyGate(per_user=4, per_chat=8, per_private=10)
+
+
+@dataclass(slots=True)
+class Cardroom:
+    """The services the handlers use, and the sender's parts, kept in
+    ``application.bot_data``."""
+
+    lobby: LobbyService
+    play: PlayService
+    stats: StatsService
+    #: The live messages: tables and panels.
+    publisher: Publisher
+    #: Every other message: replies, board pages, results, greetings, tidy calls.
+    notes: Notes
+    menus: Menus
+    languages: LanguageService
+    people: PeopleService
+    poller: DeadlinePoller
+    rights: TelegramRights
+    throttle: PressThrottle = field(default_factory=PressThrottle)
+    replies: ReplyGate = field(default_factory=ReplyGate)
+    openings: ReplyGate = field(default_factory=_openings)
+    charts: ChartPool = field(default_factory=ChartPool)
+    #: The redraw after a start (``bot.app.catch_up``), while it runs.
+    catching_up: asyncio.Task[None] | None = None
+
+    async def move_chat(self, old_id: int, new_id: int) -> None:
+        """A group became a supergroup: move its games and post their tables there."""
+        self.publisher.chat_moved(old_id, new_id)
+        for snapshot in await self.lobby.chat_moved(old_id, new_id):
+            self.publisher.publish(snapshot)
+        logger.info("Chat %s moved to %s", old_id, new_id)
+
+    async def seat_unreachable(self, game_id: int, seat: int) -> None:
+        """A player blocked the bot: a computer plays his seat until he takes it back."""
+        snapshot = await self.play.unreachable(game_id, seat)
+        if snapshot is not None:
+            self.publisher.publish(snapshot)
+
+    async def blocked(self, user_id: int) -> None:
+        """A person blocked the bot: the computer takes his seats at once."""
+        for snapshot in await self.play.games_of(user_id):
+            seat = snapshot.seat_of(user_id)
+            if seat is not None and not seat.autopilot:
+                await self.seat_unreachable(snapshot.game_id, seat.seat)
+
+    async def reachable_again(self, user_id: int, *, unblocked: bool = False) -> None:
+        """A person can be messaged again: each game he sits in gets a fresh panel where the
+        computer plays for him ("Take my seat back") — and, after he ``unblocked`` the bot,
+        everywhere; after a mere ``/start``, only where his panel is buried (at most once a
+        minute a game)."""
+        for snapshot in await self.play.games_of(user_id):
+            seat = snapshot.seat_of(user_id)
+            if seat is None:
+                continue
+            if unblocked:
+                self.publisher.renew_panel(snapshot, seat.seat)
+            else:
+                self.publisher.recall_panel(snapshot, seat.seat)
+
+    async def member_left(self, chat_id: int, user_id: int) -> None:
+        """A person left a group: out of its lobbies; the computer takes his seats."""
+        self.rights.forget(chat_id, user_id)
+        for snapshot in await self.lobby.member_left(chat_id, user_id):
+            self.publisher.publish(snapshot)
+        for snapshot in await self.play.member_left(chat_id, user_id):
+            self.publisher.publish(snapshot)
+        logger.info("User %s left chat %s", user_id, chat_id)
+
+
+def cardroom(context: ContextTypes.DEFAULT_TYPE) -> Cardroom:
+    room: Cardroom = context.bot_data["cardroom"]
+    return room
+
+
+def actor_of(user: User, message: Message | None = None) -> Actor:
+    """The person behind an update; a message sent on behalf of a chat (an anonymous admin
+    writes as the group) says so."""
+    sender = message.sender_chat if message is not None else None
+    return Actor(
+        user.id,
+        user.first_name,
+        user.username,
+        user.language_code,
+        as_chat=sender.id if sender is not None else None,
+    )
+
+
+def topic_of(message: Message | None) -> int:
+    """The forum topic a message is in (0: none)."""
+    if message is not None and message.is_topic_message and message.message_thread_id:
+        return message.message_thread_id
+    return 0
+
+
+def chat_of(chat: Chat, message: Message | None) -> ChatRef:
+    return ChatRef(chat.id, chat.type, chat.title or chat.full_name, topic_of(message))
+
+
+async def personal(context: ContextTypes.DEFAULT_TYPE, user: User) -> Translator:
+    """Words for one user: a callback answer, a DM."""
+    return translator(await cardroom(context).languages.for_user(actor_of(user)))
+
+
+async def speaker(context: ContextTypes.DEFAULT_TYPE, update: Update) -> Translator:
+    """Words for a reply in the chat of the update: the group's language, or the user's."""
+    chat, user = update.effective_chat, update.effective_user
+    if chat is None:
+        return translator(pick_language(user.language_code if user else None))
+    where = chat_of(chat, update.effective_message)
+    actor = actor_of(user) if user is not None else None
+    return translator(await cardroom(context).languages.for_chat(where, actor))
+
+
+def available_games() -> list[str]:
+    """The games a lobby can be opened for: known to the registry and drawable."""
+    return [key for key in GAME_KEYS if key in GAMES and has_renderer(key)]
+
+
+def refusal_text(t: Translator, error: ServiceError) -> str:
+    key = f"error.{error.code}"
+    if not t.has(key):
+        logger.warning("No message for refusal %s", error.code)
+        key = "error.generic"
+    return t(key, **error.args_)
+
+
+def say(
+    context: ContextTypes.DEFAULT_TYPE,
+    message: Message,
+    t: Translator,
+    key: str,
+    text: str,
+    *,
+    keyboard: Keyboard = (),
+    menu: str | None = None,
+    reply_to: int | None = None,
+) -> Note | None:
+    """Hand an informational reply to ``message`` to the sender, and return at once.
+
+    ``key`` says what it is: the same reply is not sent twice in a row into a group, and each
+    person and group get a few a minute (:class:`ReplyGate`). In a group, a reply held back —
+    or one the group's window cannot take in time — goes to its asker's private chat instead
+    (text only, with a line naming the group) if he has started the bot. ``menu``: the reply
+    is a board or a picker of this kind, which ages (:class:`~bot.telegram.sender.menus.Menus`).
+    """
+    room = cardroom(context)
+    chat = message.chat
+    asker = message.from_user.id if message.from_user is not None else 0
+    verdict = room.replies.admit(chat.id, asker, key)
+    if verdict is Verdict.DUPLICATE:
+        return None
+    topic = topic_of(message)
+    group = chat.id < 0
+    private_text = None
+    if group and asker:
+        title = esc(chat.title or "")
+        private_text = t("reply.from_group", chat=title) + "\n\n" + text
+    note = Note(
+        chat.id,
+        message_call(chat.id, text, keyboard, topic=topic, reply_to=reply_to),
+        Priority.REPLY,
+        share=("topic", topic),
+        key=("reply", topic, key),
+        asker=asker if group and asker else None,
+        private_text=private_text,
+    )
+    if menu is not None:
+        menus = room.menus
+
+        def sent(answer: object) -> None:
+            if isinstance(answer, dict) and isinstance(answer.get("message_id"), int):
+                menus.sent(chat.id, topic, menu, answer["message_id"])
+
+        note.on_sent = sent
+    if verdict is Verdict.TOO_MANY:
+        return room.notes.post_private(note) if group else None
+    return room.notes.post(note)
+
+
+#: Tasks that finish a handler's work once the sender has done its part (held: a task nobody
+#: holds may be collected before it is done).
+_later: set[asyncio.Task[Any]] = set()
+
+
+def later(work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
+    """Run ``work`` after the handler has returned (it waits for the sender)."""
+    task = asyncio.create_task(work)
+    _later.add(task)
+    task.add_done_callback(_later.discard)
+    return task
+
+
+def deep_link(context: ContextTypes.DEFAULT_TYPE, token: str) -> str:
+    return f"https://t.me/{context.bot.username}?start={token}"
