@@ -50,8 +50,6 @@ from telegram import Update
 from bench.report import Figure, percentile
 from bench.warp import warped
 from bench.world import EPOCH, BenchGame, Press, World, sqlite_url
-from bot.services.authority import Origin
-from bot.services.types import Actor, ChatRef
 from bot.telegram.intake import Intake
 from bot.telegram.render import Content
 from bot.telegram.sender.budget import Limits
@@ -448,6 +446,17 @@ def on_loop_time(world: World) -> None:
     room.rights.clock = loop.time
 
 
+async def fed_world(folder: Path, name: str) -> tuple[World, Deliveries, Fetcher]:
+    """A started :func:`strict_world` on simulated time throughout, what its messages show
+    watched, and its updates handed over as PTB's fetcher does."""
+    world = strict_world(folder, name)
+    await world.start(run_jobs=False)
+    on_loop_time(world)
+    deliveries = Deliveries()
+    deliveries.watch(world.room.publisher)
+    return world, deliveries, Fetcher(world)
+
+
 def answer_seconds(callback: FakeCallback, worst: float) -> float:
     """Seconds from a press to its answer (``worst`` if it was never answered)."""
     if callback.answered_at is None:
@@ -487,12 +496,7 @@ async def storm_run(folder: Path, seconds: float) -> StormRun:
     """20 groups play Rank while one account presses 300 old boards (in 10 other groups) at
     4 presses a second; every update is handled in a task of its own, as in production."""
     loop = asyncio.get_running_loop()
-    world = strict_world(folder, "storm.db")
-    await world.start(run_jobs=False)
-    on_loop_time(world)
-    deliveries = Deliveries()
-    deliveries.watch(world.room.publisher)
-    fetcher = Fetcher(world)
+    world, deliveries, fetcher = await fed_world(folder, "storm.db")
     turns: list[tuple[int, int, int, float]] = []
     try:
         games = [await world.create_game("rank", 3, seed=2700 + i) for i in range(STORM_GAMES)]
@@ -621,12 +625,7 @@ async def topic_run(folder: Path, seconds: float) -> TopicRun:
     """A forum group: Rank of 3 in topic A at a press every 2 s; in topic B a member who
     opened a lobby there presses its options and sends commands, alternately, every 0.3 s."""
     loop = asyncio.get_running_loop()
-    world = strict_world(folder, "topic.db")
-    await world.start(run_jobs=False)
-    on_loop_time(world)
-    deliveries = Deliveries()
-    deliveries.watch(world.room.publisher)
-    fetcher = Fetcher(world)
+    world, deliveries, fetcher = await fed_world(folder, "topic.db")
     api = world.api
     moves: list[tuple[int, int, float]] = []
     try:
@@ -635,7 +634,9 @@ async def topic_run(folder: Path, seconds: float) -> TopicRun:
         forum = api.add_group("Forum", forum=True, members=[*players, spammer])
         game_topic = api.add_topic(forum, "Rank").thread_id
         other_topic = api.add_topic(forum, "Chatter").thread_id
-        game = await _game_in_topic(world, forum, game_topic, players, "rank", seed=2727)
+        game = await world.create_game(
+            "rank", 3, seed=2727, group=forum, topic=game_topic, players=players
+        )
         await world.room.publisher.drain()
         await (await fetcher.say(spammer, forum, "/new trumps", topic=other_topic))
         await world.room.publisher.drain()  # his lobby is drawn
@@ -674,26 +675,6 @@ async def topic_run(folder: Path, seconds: float) -> TopicRun:
         fetcher.abandon()
         await world.abandon_deliveries()
         await world.stop()
-
-
-async def _game_in_topic(
-    world: World, group: FakeChat, topic: int, players: list[FakeUser], key: str, seed: int
-) -> BenchGame:
-    """:meth:`World.create_game` in a forum topic of ``group``."""
-    room = world.room
-    where = ChatRef(group.id, group.type, group.title, topic)
-    actors = [Actor(p.id, p.first_name, None, "en") for p in players]
-    await room.lobby.record(actors[0], where, started=True)
-    snapshot = await room.lobby.open(where, actors[0], key)
-    await world.reseed(snapshot.game_id, seed)
-    table = Origin(group.id, 0)
-    for actor in actors[1:]:
-        await room.lobby.mark_started(actor)
-        await room.lobby.join(snapshot.game_id, actor, table)
-    room.publisher.publish(await room.lobby.start(snapshot.game_id, actors[0], table))
-    game = BenchGame(snapshot.game_id, key, group, players)
-    world.games.append(game)
-    return game
 
 
 async def _spam_topic(
@@ -776,10 +757,7 @@ async def reply_run(folder: Path, seconds: float) -> ReplyRun:
     the group, or in his private chat); a reply is in when its note is sent (or diverted to
     his private chat and sent there), or out when it is dropped."""
     loop = asyncio.get_running_loop()
-    world = strict_world(folder, "reply.db")
-    await world.start(run_jobs=False)
-    on_loop_time(world)
-    fetcher = Fetcher(world)
+    world, _deliveries, fetcher = await fed_world(folder, "reply.db")
     try:
         game = await world.create_game("rank", 3, seed=2728)
         member = world.api.add_user("Asker", started=True)

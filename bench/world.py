@@ -187,12 +187,23 @@ class World:
         self._names += 1
         return self.api.add_user(f"Player{self._names}", started=True)
 
-    async def create_game(self, key: str, humans: int, *, seed: int | None = None) -> BenchGame:
-        """Open a lobby, seat ``humans`` people, start: through the services, as presses do."""
+    async def create_game(
+        self,
+        key: str,
+        humans: int,
+        *,
+        seed: int | None = None,
+        group: FakeChat | None = None,
+        topic: int = 0,
+        players: list[FakeUser] | None = None,
+    ) -> BenchGame:
+        """Open a lobby, seat ``humans`` people (or ``players``), start: through the services,
+        as presses do — in a group of its own, or in ``group`` (its forum ``topic``)."""
         room = self.room
-        players = [self._person() for _ in range(humans)]
-        group = self.api.add_group(f"Table {len(self.games) + 1}", members=players)
-        where = ChatRef(group.id, group.type, group.title)
+        players = players or [self._person() for _ in range(humans)]
+        if group is None:
+            group = self.api.add_group(f"Table {len(self.games) + 1}", members=players)
+        where = ChatRef(group.id, group.type, group.title, topic)
         actors = [Actor(p.id, p.first_name, None, "en") for p in players]
         await room.lobby.record(actors[0], where, started=True)
         snapshot = await room.lobby.open(where, actors[0], key)

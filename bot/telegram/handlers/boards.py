@@ -56,7 +56,7 @@ from bot.telegram.render.boards import (
 from bot.telegram.render.common import esc
 from bot.telegram.render.content import Content
 from bot.telegram.sender.budget import Priority
-from bot.telegram.sender.notes import NO_PREVIEW, Note, markup_json
+from bot.telegram.sender.notes import NO_PREVIEW, Note, message_call
 from bot.telegram.sender.replies import Verdict
 
 logger = logging.getLogger(__name__)
@@ -250,21 +250,11 @@ def _redraw(
     chat_id, message_id = message.chat.id, message.message_id
     if not room.menus.showing(chat_id, message_id, hash((content.text, content.keyboard))):
         return
-    data: dict[str, Any] = {
-        "chat_id": chat_id,
-        "message_id": message_id,
-        "text": content.text,
-        "parse_mode": "HTML",
-        "link_preview_options": NO_PREVIEW,
-    }
-    markup = markup_json(content.keyboard)
-    if markup is not None:
-        data["reply_markup"] = markup
     group = chat_id < 0
     heading = t("reply.from_group", chat=esc(message.chat.title or ""))
     note = Note(
         chat_id,
-        ("editMessageText", data),
+        message_call(chat_id, content.text, content.keyboard, edit=message_id),
         Priority.REPLY,
         share=("topic", topic_of(message)),
         key=("redraw", chat_id, message_id),

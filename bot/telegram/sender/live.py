@@ -186,8 +186,6 @@ class Publisher:
         self._games: dict[int, list[Slot]] = {}
         self._shown: dict[int, int] = {}
         self._reporting: asyncio.Task[None] | None = None
-        #: Messages a tidy call (delete, buttons off) was set off for: (chat, message).
-        self._tidied: set[tuple[int, int]] = set()
         self._closed = False
         #: When each game's table was last brought back into sight (loop time).
         self._returned: dict[int, float] = {}
@@ -428,27 +426,13 @@ class Publisher:
         live = {(slot.chat_id, slot.message_id) for slot in self._games.get(game_id, ())}
         if (chat_id, message_id) in live:  # message ids count per chat
             return False
-        self._tidy_once("deleteMessage", chat_id, message_id)
+        self.notes.tidy("deleteMessage", chat_id, message_id)
         return True
 
     def disarm(self, chat_id: int, message_id: int) -> None:
         """Take the buttons off an old message of a game that is over (one was pressed): the
         message stays, as the chat's history, but offers nothing to press any more."""
-        self._tidy_once("editMessageReplyMarkup", chat_id, message_id)
-
-    def _tidy_once(self, endpoint: str, chat_id: int, message_id: int) -> None:
-        """Set off a tidy call for a message, once: an old message pressed again and again
-        before the call lands costs the chat's budget one call, not one a press."""
-        key = (chat_id, message_id)
-        if key in self._tidied:
-            return
-        if len(self._tidied) > 10_000:
-            self._tidied.clear()  # a rough memory: a message tidied long ago is gone anyway
-        self._tidied.add(key)
-        # As best it can be done: one too old or already gone stays as it is (and a press on
-        # it is answered as before).
-        call = (endpoint, {"chat_id": chat_id, "message_id": message_id})
-        self.notes.post(Note(chat_id, call, Priority.REPLY, key=("tidy", chat_id, message_id)))
+        self.notes.tidy("editMessageReplyMarkup", chat_id, message_id)
 
     def chat_moved(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup: its messages must be posted again under the new id."""

@@ -17,7 +17,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Final
 
-from bot.telegram.sender.budget import Priority
 from bot.telegram.sender.notes import Note, Notes, Outcome
 
 #: How long a board or a picker answers its buttons.
@@ -41,7 +40,6 @@ class Menus:
         self.clock = clock
         self.seconds = MENU_SECONDS
         self._live: dict[tuple[int, int, str], _Live] = {}
-        self._disarmed: set[tuple[int, int]] = set()
         #: What each redrawn board shows, or is about to: (chat, message) → fingerprint.
         self._showing: dict[tuple[int, int], int] = {}
 
@@ -95,14 +93,7 @@ class Menus:
 
     def disarm(self, chat_id: int, message_id: int) -> None:
         """Take an old menu's buttons away (once per message)."""
-        key = (chat_id, message_id)
-        if key in self._disarmed:
-            return
-        if len(self._disarmed) > 10_000:
-            self._disarmed.clear()  # a rough memory: a message disarmed long ago is old anyway
-        self._disarmed.add(key)
-        call = ("editMessageReplyMarkup", {"chat_id": chat_id, "message_id": message_id})
-        self.notes.post(Note(chat_id, call, Priority.REPLY, key=("disarm", chat_id, message_id)))
+        self.notes.tidy("editMessageReplyMarkup", chat_id, message_id)
 
     def _expire(self, key: tuple[int, int, str], message_id: int) -> None:
         live = self._live.get(key)

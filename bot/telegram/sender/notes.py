@@ -74,9 +74,11 @@ def message_call(
     *,
     topic: int | None = None,
     reply_to: int | None = None,
+    edit: int | None = None,
 ) -> Call:
     """A ``sendMessage`` of HTML ``text`` (no link previews) with ``keyboard``, in a forum
-    ``topic``, as a reply to the message ``reply_to`` (sent anyway if that is gone)."""
+    ``topic``, as a reply to the message ``reply_to`` (sent anyway if that is gone) — or, with
+    ``edit``, an ``editMessageText`` of that message."""
     data: dict[str, Any] = {
         "chat_id": chat_id,
         "text": text,
@@ -86,6 +88,8 @@ def message_call(
     markup = markup_json(keyboard)
     if markup is not None:
         data["reply_markup"] = markup
+    if edit is not None:
+        return ("editMessageText", {**data, "message_id": edit})
     if topic:
         data["message_thread_id"] = topic
     if reply_to is not None:
@@ -168,6 +172,8 @@ class Notes:
         self._queues: dict[int, list[Note]] = {}
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._diverting: set[asyncio.Task[None]] = set()
+        #: Messages a tidy call was set off for: (chat, message).
+        self._tidied: set[tuple[int, int]] = set()
         #: Chats whose drops were logged (one line per chat until it sends again).
         self._told: set[int] = set()
         self._closed = False
@@ -214,6 +220,19 @@ class Notes:
             return note
         self._start_divert(note)
         return note
+
+    def tidy(self, endpoint: str, chat_id: int, message_id: int) -> None:
+        """Delete a message, or take its buttons off, once — an old message pressed again
+        and again before the call lands costs its chat one call, not one a press — and as
+        best it can be done: one too old or already gone stays as it is."""
+        key = (chat_id, message_id)
+        if key in self._tidied:
+            return
+        if len(self._tidied) > 10_000:
+            self._tidied.clear()  # a rough memory: a message tidied long ago is gone anyway
+        self._tidied.add(key)
+        call = (endpoint, {"chat_id": chat_id, "message_id": message_id})
+        self.post(Note(chat_id, call, Priority.REPLY, key=("tidy", chat_id, message_id)))
 
     @property
     def waiting(self) -> int:
