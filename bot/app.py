@@ -25,6 +25,7 @@ from bot.services.people import PeopleService
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
 from bot.services.types import ServiceError
+from bot.services.waitlist import WaitlistService
 from bot.settings import Settings
 from bot.storage.database import Database
 from bot.telegram import handlers
@@ -167,9 +168,14 @@ def build_application(
     notes = Notes(application.bot, budget)
     notes.can_write = people.can_write
     notes.on_forbidden = people.cannot_write
+
+    async def remember_table(game_id: int, message_id: int | None) -> None:
+        # Through the room: whoever waits for a lobby's message (to link to it) is told.
+        await room.remember_table(game_id, message_id)
+
     publisher = Publisher(
         application.bot,
-        play.remember_table,
+        remember_table,
         play.remember_panel,
         budget=budget,
         notes=notes,
@@ -188,6 +194,7 @@ def build_application(
         people=people,
         poller=DeadlinePoller(play, lobby, publisher, poll_seconds),
         rights=rights,
+        waitlist=WaitlistService(db),
     )
     application.bot_data["cardroom"] = room
     publisher.on_chat_moved = room.move_chat
@@ -195,6 +202,7 @@ def build_application(
     publisher.on_shown = play.mark_shown
     publisher.on_late = play.extend_window
     limiter.on_sent = publisher.seen
+    publisher.can_pin = rights.bot_may_pin
     if not db.is_sqlite:
         # Several processes may share the database: draw the newest state of a game, not
         # only the newest this process has seen.

@@ -17,8 +17,20 @@ from __future__ import annotations
 import math
 from collections import deque
 from dataclasses import dataclass
+from typing import Final
 
-__all__ = ["FloodControl", "FloodPolicy"]
+__all__ = ["COUNTED_METHODS", "FloodControl", "FloodPolicy"]
+
+COUNTED_METHODS: Final = frozenset(
+    {
+        "sendmessage",
+        "sendphoto",
+        "editmessagetext",
+        "editmessagecaption",
+        "editmessagereplymarkup",
+    }
+)
+"""The calls the limits count (lower-case method names): sending and editing messages."""
 
 
 @dataclass

@@ -223,7 +223,8 @@ class FakeChat:
 
 @dataclass(eq=False)
 class FakeFile:
-    """An uploaded or referenced file; only a placeholder of its content is kept."""
+    """An uploaded file (its bytes kept, for ``getFile`` and the chat page) or one the bot
+    referenced by URL or ``file_id`` (nothing kept but the reference)."""
 
     file_id: str
     file_unique_id: str

@@ -11,6 +11,8 @@ Routes:
 * ``POST /sandbox/api/press`` ``{"user_id", "chat_id", "message_id", "data"}`` - a user
   presses a callback button; answers with the bot's callback answer.
 * ``POST /sandbox/api/open`` ``{"user_id", "url"}`` - a user follows a deep link.
+* ``GET /sandbox/api/files/<file_unique_id>`` - a photo the bot sent (a PNG, JPEG or GIF by
+  its bytes, served as such and nothing else), for the page's ``<img>``.
 
 The page is for the person at this machine: requests must name a loopback host and, from a
 browser, come from the page itself (:func:`~bot.sandbox.server.request_refusal`, shared with
@@ -28,7 +30,7 @@ from typing import Any, Final
 from tornado.web import HTTPError, RequestHandler, StaticFileHandler
 
 from .server import Route, request_refusal
-from .world import SandboxError, SandboxWorld
+from .world import FILE_ROUTE, SandboxError, SandboxWorld
 
 __all__ = ["STATIC_DIR", "page_routes"]
 
@@ -144,7 +146,8 @@ class _StateHandler(_ApiHandler):
         if since is not None and since.lstrip("-").isdigit():
             await self.world.wait_for_change(int(since), LONG_POLL_SECONDS)
         if not self._gone:
-            self.reply(self.world.state())
+            self.set_header("Content-Type", "application/json; charset=utf-8")
+            self.finish(self.world.state_json())
 
 
 class _UsersHandler(_ApiHandler):
@@ -211,6 +214,27 @@ class _OpenHandler(_ApiHandler):
         self.reply({"chat_id": message.chat_id, "message_id": message.message_id})
 
 
+class _FileHandler(_LocalHandler):
+    """``GET /sandbox/api/files/<file_unique_id>``: a photo the bot sent, as its image type.
+
+    Only this page may load it (see :class:`_LocalHandler`), and only an image is served: a
+    file the bot uploaded is never given to the browser as anything it could run.
+    """
+
+    def initialize(self, world: SandboxWorld) -> None:
+        self.world = world
+
+    def get(self, file_unique_id: str) -> None:
+        image = self.world.image(file_unique_id)
+        if image is None:
+            raise HTTPError(404)
+        # An uploaded file never changes: the page need not fetch it again.
+        self.set_header("Cache-Control", "private, max-age=86400, immutable")
+        self.set_header("Content-Type", image.mime_type)
+        self.set_header("Content-Security-Policy", "default-src 'none'; sandbox")
+        self.finish(image.data)
+
+
 def page_routes(world: SandboxWorld) -> list[Route]:
     """The page's routes, to serve beside the Bot API (``FakeBotApiServer(routes=...)``)."""
     api = {"world": world}
@@ -222,4 +246,5 @@ def page_routes(world: SandboxWorld) -> list[Route]:
         (r"/sandbox/api/send", _SendHandler, api),
         (r"/sandbox/api/press", _PressHandler, api),
         (r"/sandbox/api/open", _OpenHandler, api),
+        (FILE_ROUTE + r"([A-Za-z0-9_-]{1,64})", _FileHandler, api),
     ]

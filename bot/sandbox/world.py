@@ -5,6 +5,11 @@ of a test: it answers the chat page's questions (:meth:`SandboxWorld.state`, eve
 Telegram client would show, as JSON) and carries out what the person does as one of the
 simulated users (send a message, press a button, follow a deep link, add a user). The bot on
 the other side is the real one, talking to the emulator over HTTP; nothing here knows it.
+
+The emulator, the bot and the page's requests share one event loop, so the state is cheap to
+give: each message is turned into JSON once per version (:meth:`SandboxWorld.state_json`) —
+drawing a big world again for every change would hold up the bot's own calls (and its calls
+arriving late bunch up against Telegram's flood limits).
 """
 
 from __future__ import annotations
@@ -18,11 +23,13 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from .bot_api import FakeBotApi
-from .models import FakeChat, FakeMessage, FakeUser
+from .models import FakeChat, FakeFile, FakeMessage, FakeUser
 
 __all__ = [
+    "FILE_ROUTE",
     "SANDBOX_TOKEN",
     "CallbackAnswer",
+    "Image",
     "SandboxError",
     "SandboxWorld",
 ]
@@ -36,7 +43,17 @@ DEFAULT_USERS: Final = (("Anna", "en"), ("Boris", "en"))
 MAX_MESSAGES_SHOWN: Final = 150
 MAX_NAME_LENGTH: Final = 64
 MAX_USERS: Final = 30
+FILE_ROUTE: Final = "/sandbox/api/files/"
+"""Where the page fetches a photo the bot sent: this, then the file's ``file_unique_id``."""
 _LANGUAGE_CODE = re.compile(r"^[a-z]{2,3}(?:-[a-z0-9]{1,8})*$")
+#: The image formats the page is given, by their first bytes: anything else the bot uploads
+#: is never served to the browser (it could be HTML or SVG, which would run on the page's origin).
+_IMAGE_TYPES: Final = (
+    (b"\x89PNG\r\n\x1a\n", "image/png"),
+    (b"\xff\xd8\xff", "image/jpeg"),
+    (b"GIF87a", "image/gif"),
+    (b"GIF89a", "image/gif"),
+)
 
 
 class SandboxError(Exception):
@@ -61,6 +78,14 @@ class CallbackAnswer:
         }
 
 
+@dataclass(frozen=True, slots=True)
+class Image:
+    """A photo the bot sent, as the page may be given it."""
+
+    data: bytes
+    mime_type: str
+
+
 class SandboxWorld:
     """A group chat with the bot, users to act as, and their private chats with the bot.
 
@@ -83,6 +108,8 @@ class SandboxWorld:
         self.api = api
         self.languages = list(languages)
         self.group = api.add_group(group_title)
+        #: Each shown message's JSON, as of its version: (chat, message) -> (version, JSON).
+        self._drawn: dict[tuple[int, int], tuple[tuple[object, ...], str]] = {}
         for name, language in users:
             self.add_user(name, language, started=True)
 
@@ -188,17 +215,38 @@ class SandboxWorld:
 
     def state(self) -> JSONDict:
         """Everything the page draws: the bot, the users, and every chat with its messages."""
-        users = sorted(self.api.users.values(), key=lambda user: user.id)
-        chats = [self.group, *(self.api.private_chat(user) for user in users)]
-        bot = self.api.bot
         return {
-            "revision": self.revision,
-            "bot": {"id": bot.id, "name": bot.full_name, "username": bot.username},
-            "group_id": self.group.id,
-            "languages": self.languages,
-            "users": [self._user_dict(user) for user in users],
-            "chats": [self._chat_dict(chat) for chat in chats],
+            **self._world_dict(),
+            "chats": [
+                {**self._chat_dict(chat), "messages": [self._message_dict(m) for m in shown]}
+                for chat, shown in self._shown_chats()
+            ],
         }
+
+    def state_json(self) -> str:
+        """:meth:`state` as JSON, each message's part made once per version of the message."""
+        drawn: dict[tuple[int, int], tuple[tuple[object, ...], str]] = {}
+        chats = []
+        for chat, shown in self._shown_chats():
+            parts = []
+            for message in shown:
+                key, version = (chat.id, message.message_id), _version(message)
+                known = self._drawn.get(key)
+                if known is None or known[0] != version:
+                    known = (version, _json(self._message_dict(message)))
+                drawn[key] = known
+                parts.append(known[1])
+            chats.append(_json_with(self._chat_dict(chat), "messages", parts))
+        self._drawn = drawn  # what is no longer shown is forgotten
+        return _json_with(self._world_dict(), "chats", chats)
+
+    def image(self, file_unique_id: str) -> Image | None:
+        """A photo the bot uploaded, if it is an image the page may show (by its bytes)."""
+        for file in self.api.files.values():
+            if file.file_unique_id == file_unique_id and file.data is not None:
+                mime_type = _image_type(file.data)
+                return Image(file.data, mime_type) if mime_type is not None else None
+        return None
 
     def user(self, user_id: int) -> FakeUser:
         """A simulated user by id."""
@@ -237,17 +285,35 @@ class SandboxWorld:
                     return [dict(command) for command in found]
         return []
 
+    def _world_dict(self) -> JSONDict:
+        """The state apart from the chats."""
+        users = self._users()
+        bot = self.api.bot
+        return {
+            "revision": self.revision,
+            "bot": {"id": bot.id, "name": bot.full_name, "username": bot.username},
+            "group_id": self.group.id,
+            "languages": self.languages,
+            "users": [self._user_dict(user) for user in users],
+        }
+
+    def _users(self) -> list[FakeUser]:
+        return sorted(self.api.users.values(), key=lambda user: user.id)
+
+    def _shown_chats(self) -> list[tuple[FakeChat, list[FakeMessage]]]:
+        """The group, then each user's private chat, with the messages the page shows."""
+        chats = [self.group, *(self.api.private_chat(user) for user in self._users())]
+        return [(chat, self.api.messages(chat)[-MAX_MESSAGES_SHOWN:]) for chat in chats]
+
     def _chat_dict(self, chat: FakeChat) -> JSONDict:
-        messages = self.api.messages(chat)[-MAX_MESSAGES_SHOWN:]
-        data: JSONDict = {
+        """A chat without its messages."""
+        return {
             "id": chat.id,
             "type": chat.type,
             "title": chat.title if chat.is_group else self.api.bot.full_name,
             "user_id": chat.user.id if chat.user is not None else None,
             "members": len(chat.member_ids) + 1 if chat.is_group else 2,
-            "messages": [self._message_dict(message) for message in messages],
         }
-        return data
 
     def _message_dict(self, message: FakeMessage) -> JSONDict:
         keyboard = (message.reply_markup or {}).get("inline_keyboard") or []
@@ -262,11 +328,54 @@ class SandboxWorld:
             "edit_date": message.edit_date,
             "text": message.text or "",
             "entities": [dict(entity) for entity in message.entities],
-            "photo": message.photo is not None,
+            "photo": _photo_dict(message.photo),
             "service": _service_text(message),
             "reply_to": message.reply_to.message_id if message.reply_to is not None else None,
             "keyboard": [[_button_dict(button) for button in row] for row in keyboard],
         }
+
+
+def _photo_dict(photo: FakeFile | None) -> JSONDict | None:
+    """A photo for the page: its address (``None`` for one the page cannot be given — a URL
+    the bot passed, or bytes that are no image) and its size."""
+    if photo is None:
+        return None
+    image = photo.data is not None and _image_type(photo.data) is not None
+    return {
+        "url": FILE_ROUTE + photo.file_unique_id if image else None,
+        "width": photo.width,
+        "height": photo.height,
+    }
+
+
+def _image_type(data: bytes) -> str | None:
+    return next((mime for magic, mime in _IMAGE_TYPES if data.startswith(magic)), None)
+
+
+def _version(message: FakeMessage) -> tuple[object, ...]:
+    """What changes whenever the page would draw ``message`` differently: every edit keeps
+    the old version in its history and dates the new one; the rest catches a message whose
+    fields were set by hand."""
+    return (
+        len(message.history),
+        message.edit_date,
+        message.text,
+        id(message.entities),
+        id(message.reply_markup),
+        id(message.photo),
+        id(message.service),
+        id(message.reply_to),
+    )
+
+
+def _json(data: Any) -> str:
+    return json.dumps(data, ensure_ascii=False)
+
+
+def _json_with(data: JSONDict, name: str, parts: list[str]) -> str:
+    """``data`` as JSON with one more member, a list of values given as JSON already."""
+    head = _json(data)
+    return f"{head[:-1]}{', ' if data else ''}{_json(name)}: [{', '.join(parts)}]}}"
 
 
 def _button_dict(button: JSONDict) -> JSONDict:

@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.engine import Event, Outcome, Rules
 from bot.games.registry import get_rules
-from bot.services.ratings import record_game
+from bot.services.ratings import RatedGame, record_game
 from bot.services.snapshots import (
     ChatColumns,
     GameColumns,
@@ -112,10 +112,12 @@ class GameAtHand:
         *,
         state: Any = None,
         events: tuple[Event, ...] = (),
-        ratings: Mapping[int, tuple[int, int]] | None = None,
+        ratings: RatedGame | None = None,
     ) -> GameSnapshot:
         snapshot = build_snapshot(self.row, self.infos, self.chat, state=state, events=events)
-        return replace(snapshot, ratings=ratings) if ratings else snapshot
+        if ratings is None or not ratings.changes:
+            return snapshot
+        return replace(snapshot, ratings=ratings.changes, provisional=ratings.provisional)
 
 
 @dataclass(slots=True)
@@ -290,7 +292,7 @@ class GameStore:
         at the end below every seat that stayed (:func:`~bot.games.engine.counted_outcome`).
         """
         row, rules = game.row, game.rules
-        ratings: dict[int, tuple[int, int]] = {}
+        ratings: RatedGame | None = None
         values, outcome = self.columns(
             row, rules, state, events, game.computer_seats(), now, status=status, outcome=outcome
         )

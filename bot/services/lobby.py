@@ -155,7 +155,8 @@ class LobbyService:
                         message_id=existing.table_message_id,
                         game_key=existing.game_key,
                     )
-                row = self._new_lobby(chat, game_key, self.default_options(rules), actor)
+                number = await games.next_number(chat.chat_id)
+                row = self._new_lobby(chat, game_key, self.default_options(rules), actor, number)
                 games.add(row)
                 await games.flush()
                 if user is not None and user.started:
@@ -168,10 +169,12 @@ class LobbyService:
             raise ServiceError("lobby.exists") from None
 
     def _new_lobby(
-        self, chat: ChatRef, game_key: str, options: dict[str, Any], actor: Actor
+        self, chat: ChatRef, game_key: str, options: dict[str, Any], actor: Actor, number: int
     ) -> GameRow:
+        """A lobby's row: the chat's game ``number`` (:meth:`Games.next_number`)."""
         return GameRow(
             chat_id=chat.chat_id,
+            number=number,
             topic_id=chat.topic_id,
             game_key=game_key,
             status=LOBBY,
@@ -454,7 +457,8 @@ class LobbyService:
                 options[INVITED] = invited
             kind = old.chat.kind if old.chat is not None else "group"
             where = ChatRef(old.row.chat_id, kind, topic_id=old.row.topic_id)
-            row = self._new_lobby(where, old.row.game_key, options, actor)
+            number = await games.next_number(old.row.chat_id)
+            row = self._new_lobby(where, old.row.game_key, options, actor, number)
             if invited:
                 row.deadline_at = self.store.clock() + REMATCH_SECONDS
             games.add(row)
@@ -468,6 +472,20 @@ class LobbyService:
             if not invited and self._can_deal(lobby):
                 return await self._deal(await self.store.load(session, row.id, lock=True))
             return lobby.snapshot()
+
+    async def join_rematch(self, game_id: int, actor: Actor, origin: Origin) -> JoinResult:
+        """An old table's Rematch pressed after its rematch lobby opened: join that lobby
+        (``lobby.exists`` if the game open here is another one)."""
+        await self._check_table(game_id, origin)
+        async with self.db.transaction() as session:
+            old = await Games(session).get(game_id)
+            previous = None if old is None else old.options.get(REMATCHED)
+            lobby = None if previous is None else await Games(session).get(int(previous))
+            if lobby is None or lobby.status != LOBBY:
+                raise ServiceError("lobby.exists")
+            chat_id, lobby_id = lobby.chat_id, lobby.id
+        await self._require_member(chat_id, actor)
+        return await self._join(lobby_id, actor)
 
     async def _require_rematch_unused(self, games: Games, old: GameRow) -> None:
         """One rematch per finished game: its Rematch button opens another only if the

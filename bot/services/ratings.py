@@ -130,6 +130,15 @@ def rate_players(
     }
 
 
+@dataclass(frozen=True, slots=True)
+class RatedGame:
+    """A finished game's rating changes as its players see them: by seat, the rating before
+    and after, and the seats whose rating is still provisional."""
+
+    changes: dict[int, tuple[int, int]]
+    provisional: frozenset[int]
+
+
 async def record_game(
     session: AsyncSession,
     *,
@@ -139,17 +148,19 @@ async def record_game(
     players: Sequence[int | None],
     places: Sequence[int],
     abandoned: Collection[int] = (),
-) -> dict[int, tuple[int, int]]:
+) -> RatedGame:
     """Rate a finished game on its chat's board and the global one, in ``session``.
 
     ``players[i]`` is the user in seat ``i`` (``None``: a computer), ``places[i]`` his place
     as it counts; ``abandoned`` are the seats whose players left before the end (each a
     loss, and none of them rises). Returns each person's seat's displayed rating before and
     after on the board people see for this game: the chat's in a group, the global one in a
-    private chat (where the chat is the player's own).
+    private chat (where the chat is the player's own) — and which of those seats' ratings are
+    still provisional there (fewer than :data:`MIN_GAMES` games).
     """
     shown_board = GLOBAL_BOARD if chat_id > 0 else chat_id
     shown: dict[int, tuple[int, int]] = {}
+    provisional: set[int] = set()
     ids = [COMPUTER_PLAYER if player is None else player for player in players]
     results = seat_results(places, abandoned)
     leavers = {ids[seat] for seat in abandoned if players[seat] is not None}
@@ -166,6 +177,8 @@ async def record_game(
             _tally(rows[player], result)
             if board == shown_board and players[seat] is not None:
                 shown[seat] = (before[player].display, after[player].display)
+                if rows[player].games < MIN_GAMES:
+                    provisional.add(seat)
             changes.add(
                 RatingChangeRow(
                     game_id=game_id,
@@ -183,7 +196,7 @@ async def record_game(
         for player, skill in after.items():
             row = rows[player]
             row.mu, row.sigma, row.updated_at = skill.mu, skill.sigma, now
-    return shown
+    return RatedGame(shown, frozenset(provisional))
 
 
 def _tally(row: RatingRow, result: SeatResult) -> None:

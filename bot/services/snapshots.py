@@ -26,6 +26,8 @@ class GameColumns(Protocol):
     @property
     def chat_id(self) -> int: ...
     @property
+    def number(self) -> int: ...
+    @property
     def topic_id(self) -> int: ...
     @property
     def game_key(self) -> str: ...
@@ -102,6 +104,7 @@ def seat_infos(
                 row.dm_message_id,
                 row.timeouts,
                 autopilot=row.user_id is not None and row.timeouts >= limit,
+                left=row.user_id is not None and row.timeouts >= UNREACHABLE,
                 pings=bool(user.pings) if user is not None else False,
             )
         )
@@ -139,6 +142,7 @@ def build_snapshot(
     base: dict[str, Any] = {
         "game_id": game.id,
         "chat_id": game.chat_id,
+        "number": game.number,
         "topic_id": game.topic_id,
         "chat_kind": chat.kind if chat else "group",
         "chat_language": chat_language(chat),

@@ -71,6 +71,9 @@ class SeatInfo:
     timeouts: int
     #: A person's seat that a computer plays for now (he timed out or cannot be messaged).
     autopilot: bool = False
+    #: Why, when it is so: he left the game — left its group or blocked the bot — rather
+    #: than missed his turns (was away, and the computer took his seat over).
+    left: bool = False
     #: Whether his panel is sent anew (it notifies) when his move has waited for him.
     pings: bool = True
 
@@ -89,6 +92,8 @@ class GameSnapshot:
 
     game_id: int
     chat_id: int
+    #: The game's number within its chat (1, 2, 3…): what its messages call it.
+    number: int
     topic_id: int
     chat_kind: str
     chat_language: str
@@ -117,6 +122,9 @@ class GameSnapshot:
     #: The step that finished the game: each person's seat's displayed rating before and
     #: after it (the chat's board in a group, the global one in a private chat).
     ratings: Mapping[int, tuple[int, int]] = field(default_factory=dict)
+    #: Of those seats, the ones whose rating is still provisional after the game (fewer than
+    #: :data:`~bot.services.ratings.MIN_GAMES` games on that board): marked as the boards mark it.
+    provisional: frozenset[int] = frozenset()
 
     @property
     def is_lobby(self) -> bool:

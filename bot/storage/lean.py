@@ -103,6 +103,7 @@ class GameRecord:
 
     id: int
     chat_id: int
+    number: int
     topic_id: int
     game_key: str
     status: str

@@ -99,6 +99,9 @@ class GameRow(Base):
 
     id: Mapped[int] = mapped_column(Integer, primary_key=True)
     chat_id: Mapped[int] = mapped_column(ForeignKey("chats.id", ondelete="CASCADE"), index=True)
+    # The game's number within its chat (1, 2, 3…), as its table and panels say it; the id
+    # stays the bot's own (callback data, deep links). Set when the game is opened.
+    number: Mapped[int] = mapped_column(Integer, server_default="0")
     topic_id: Mapped[int] = mapped_column(BigInteger, default=0)
     game_key: Mapped[str] = mapped_column(String(32))
     status: Mapped[str] = mapped_column(String(16), index=True)
@@ -174,6 +177,22 @@ class ResultRow(Base):
     finished_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
 
 
+class WaitlistRow(Base):
+    """A person who asked (``/nextgame``) to be told in his private chat when the next game
+    opens in a chat's topic (topic 0 = the chat itself); the next lobby there uses it up."""
+
+    __tablename__ = "waitlist"
+    __table_args__ = (
+        UniqueConstraint("chat_id", "topic_id", "user_id", name="uq_waitlist_chat_topic_user"),
+    )
+
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    chat_id: Mapped[int] = mapped_column(BigInteger)
+    topic_id: Mapped[int] = mapped_column(BigInteger, default=0)
+    user_id: Mapped[int] = mapped_column(ForeignKey("users.id", ondelete="CASCADE"))
+    created_at: Mapped[datetime] = mapped_column(DateTime(timezone=True), default=utcnow)
+
+
 #: ``chat_id`` of the global board in ``ratings`` and ``rating_changes`` (no chat has id 0).
 GLOBAL_BOARD = 0
 #: ``player_id`` of the computer: every computer seat of a game shares this one rating.
@@ -246,4 +265,5 @@ __all__ = [
     "ResultRow",
     "SeatRow",
     "UserRow",
+    "WaitlistRow",
 ]

@@ -12,6 +12,7 @@ from sqlalchemy import (
     Table,
     and_,
     bindparam,
+    delete,
     func,
     insert,
     literal_column,
@@ -37,6 +38,7 @@ from bot.storage.models import (
     ResultRow,
     SeatRow,
     UserRow,
+    WaitlistRow,
     utcnow,
 )
 
@@ -217,12 +219,23 @@ class ChatMoves:
             )
             self.session.add(new)
             await self.session.flush()
+        # The supergroup goes on counting the group's games: any opened there before the
+        # move was heard of come after them.
+        counted = await Games(self.session).last_number(old_id)
+        if counted:
+            await self.session.execute(
+                update(GameRow)
+                .where(GameRow.chat_id == new_id)
+                .values(number=GameRow.number + counted)
+                .execution_options(synchronize_session=False)
+            )
         await self.session.execute(
             update(GameRow)
             .where(GameRow.chat_id == old_id)
             .values(chat_id=new_id)
             .execution_options(synchronize_session=False)
         )
+        await Waitlist(self.session).move_chat(old_id, new_id)
         await self.session.execute(
             update(ResultRow).where(ResultRow.chat_id == old_id).values(chat_id=new_id)
         )
@@ -282,6 +295,22 @@ class Games:
             GameRow.status.in_(OPEN_STATUSES),
         )
         return (await self.session.scalars(statement)).first()
+
+    async def last_number(self, chat_id: int) -> int:
+        """The number of the chat's latest game (0: none yet)."""
+        last = await self.session.scalar(
+            select(func.max(GameRow.number)).where(GameRow.chat_id == chat_id)
+        )
+        return int(last or 0)
+
+    async def next_number(self, chat_id: int) -> int:
+        """The number the chat's next game gets: one more than its latest. The chat's row is
+        locked for it first, so that two games opened at once in one chat (in two forum
+        topics) are numbered one after the other (PostgreSQL; SQLite has one writer)."""
+        await self.session.execute(
+            select(ChatRow.id).where(ChatRow.id == chat_id).with_for_update()
+        )
+        return await self.last_number(chat_id) + 1
 
     async def by_token(self, token: str) -> GameRow | None:
         return (
@@ -403,6 +432,49 @@ class Games:
         await connection.execute(
             _MARK_SHOWN,
             [{"game_id": game_id, "shown": version} for game_id, version in versions.items()],
+        )
+
+
+class Waitlist:
+    """Who waits to be told of the next game in a chat topic (``/nextgame``)."""
+
+    def __init__(self, session: AsyncSession) -> None:
+        self.session = session
+
+    async def add(self, chat_id: int, topic_id: int, user_id: int) -> bool:
+        """Put a person on a topic's list; whether he was not on it yet."""
+        statement = (
+            _dialect_insert(self.session)(WaitlistRow)
+            .values(chat_id=chat_id, topic_id=topic_id, user_id=user_id, created_at=utcnow())
+            .on_conflict_do_nothing(index_elements=["chat_id", "topic_id", "user_id"])
+        )
+        result = await self.session.execute(statement)
+        return bool(getattr(result, "rowcount", 0))
+
+    async def take(self, chat_id: int, topic_id: int) -> list[UserRow]:
+        """Empty a topic's list: the people who were on it, in the order they asked."""
+        taken = await self.session.execute(
+            delete(WaitlistRow)
+            .where(WaitlistRow.chat_id == chat_id, WaitlistRow.topic_id == topic_id)
+            .returning(WaitlistRow.id, WaitlistRow.user_id)
+        )
+        order = {user_id: row_id for row_id, user_id in taken}
+        if not order:
+            return []
+        users = await self.session.scalars(select(UserRow).where(UserRow.id.in_(order)))
+        return sorted(users, key=lambda user: order[user.id])
+
+    async def move_chat(self, old_id: int, new_id: int) -> None:
+        """A group became a supergroup: its list moves along (a person waiting in both stays
+        on once)."""
+        there = select(WaitlistRow.user_id).where(WaitlistRow.chat_id == new_id)
+        await self.session.execute(
+            delete(WaitlistRow).where(
+                WaitlistRow.chat_id == old_id, WaitlistRow.user_id.in_(there)
+            )
+        )
+        await self.session.execute(
+            update(WaitlistRow).where(WaitlistRow.chat_id == old_id).values(chat_id=new_id)
         )
 
 

@@ -17,7 +17,19 @@ from bot.i18n import DEFAULT_LANGUAGE, SUPPORTED_LANGUAGES, translator
 logger = logging.getLogger(__name__)
 
 PRIVATE_COMMANDS = ("new", "rules", "stats", "top", "history", "language", "pings", "help")
-GROUP_COMMANDS = ("new", "cancel", "rules", "top", "stats", "history", "language", "help")
+#: ``/nextgame`` is a group's alone: a private chat's games are dealt at once.
+GROUP_COMMANDS = (
+    "new",
+    "nextgame",
+    "cancel",
+    "rules",
+    "top",
+    "stats",
+    "history",
+    "language",
+    "pings",
+    "help",
+)
 
 
 async def register_commands(bot: Bot) -> None:

@@ -10,7 +10,7 @@ its decision takes: a storm of presses keeps few of them in hand at once.
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -49,14 +49,16 @@ class _Bucket:
     at: float
 
 
-#: The same button pressed again by the same person this soon is the same tap twice (a
-#: double tap, or a tap the client repeated): nobody reads an answer and aims again as fast.
+#: A person's press this soon after his previous one is the same tap twice (a double tap, or
+#: a tap the client repeated) — or a second button hit before the first one's answer could be
+#: read: nobody reads an answer and aims again as fast.
 DOUBLE_TAP_SECONDS = 0.35
 
 
 class PressThrottle:
-    """A token bucket per user: ``burst`` presses at once, then ``rate`` per second; and the
-    same button again within ``double_tap`` seconds counts once."""
+    """A token bucket per user: ``burst`` presses at once, then ``rate`` per second; and a
+    person's presses on the same thing within ``double_tap`` seconds of the one that counted
+    count once (:meth:`repeated`)."""
 
     def __init__(
         self,
@@ -70,20 +72,24 @@ class PressThrottle:
         self.clock = clock
         self.double_tap = double_tap
         self._buckets: dict[int, _Bucket] = {}
-        #: Each person's last press: (chat, message, data) and when.
-        self._last: dict[int, tuple[tuple[int, int, str], float]] = {}
+        #: When each person's last press that counted came, by what he pressed.
+        self._last: dict[tuple[int, Hashable], float] = {}
 
-    def repeated(self, user_id: int, chat_id: int, message_id: int, data: str) -> bool:
-        """Whether this press is the person's previous one again, within ``double_tap``
-        seconds (it is then to be answered and dropped: in Davay-ka! a second tap on a
-        pile would play the card beneath, which the player has not seen)."""
+    def repeated(self, user_id: int, what: Hashable) -> bool:
+        """Whether this press comes within ``double_tap`` seconds of the person's last one
+        that counted on ``what`` (it is then answered and dropped): ``what`` is a game's
+        panel for any of its moves — in Davay-ka! a second tap, on the same pile or another,
+        would play a card the player has not seen — or one button for anything else. The
+        window runs from the press that counted: tapping on does not stretch it."""
         now = self.clock()
-        key = (chat_id, message_id, data)
-        last = self._last.get(user_id)
-        self._last[user_id] = (key, now)
+        key = (user_id, what)
+        last = self._last.get(key)
+        if last is not None and now - last < self.double_tap:
+            return True
+        self._last[key] = now
         if len(self._last) > 10_000:
-            self._last = {u: p for u, p in self._last.items() if now - p[1] < self.double_tap}
-        return last is not None and last[0] == key and now - last[1] < self.double_tap
+            self._last = {k: at for k, at in self._last.items() if now - at < self.double_tap}
+        return False
 
     def allow(self, user_id: int) -> bool:
         """Take one press from the user's bucket; False when it is empty."""

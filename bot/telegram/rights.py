@@ -17,7 +17,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from telegram import Bot, ChatMember, ChatMemberRestricted
+from telegram import Bot, ChatMember, ChatMemberAdministrator, ChatMemberRestricted
 from telegram.constants import ChatMemberStatus
 from telegram.error import BadRequest, TelegramError
 
@@ -57,6 +57,13 @@ class TelegramRights:
             member.status in _MEMBERS
             or (isinstance(member, ChatMemberRestricted) and member.is_member)
         )
+
+    async def bot_may_pin(self, chat_id: int) -> bool:
+        """Whether the bot itself may pin messages in a group (an admin with that right)."""
+        if chat_id > 0:
+            return False
+        member = await self._member(chat_id, self.bot.id)
+        return isinstance(member, ChatMemberAdministrator) and bool(member.can_pin_messages)
 
     def forget(self, chat_id: int, user_id: int) -> None:
         """The person joined or left the chat (or was promoted, demoted): ask next time."""

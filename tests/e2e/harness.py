@@ -116,7 +116,9 @@ class Harness:
     def table(self, group: FakeChat) -> FakeMessage:
         """The newest lobby/table message in the group (they open with 🎴, or 🚫 cancelled)."""
         return next(
-            m for m in reversed(self.api.bot_messages(group)) if m.text.startswith(("🎴", "🚫"))
+            m
+            for m in reversed(self.api.bot_messages(group))
+            if (m.text or "").startswith(("🎴", "🚫"))
         )
 
     def panel(self, user: FakeUser) -> FakeMessage | None:

@@ -67,7 +67,7 @@ async def test_when_everyone_is_away_the_game_ends_with_the_standings(harness: H
         if "Everyone is away" in h.table(group).text:
             break
     table = h.table(group).text
-    assert "Everyone is away: the game ends here — a loss for each person who left." in table
+    assert "Everyone is away: the game ends here — a loss for each person in it." in table
     assert "Game over" in table and "🥇" in table, table
     room = h.app.bot_data["cardroom"]  # type: ignore[union-attr]
     assert await room.play.snapshot_in_topic(group.id, 0) is None
@@ -99,4 +99,4 @@ async def test_a_player_who_blocks_the_bot_is_played_for(harness: Harness) -> No
     await api.block_bot(boris)
     await anna_plays_boris_sleeps(h, anna, 3)
     await h.tick(2)
-    assert "Boris 💤" in h.table(group).text
+    assert "Boris 🚪" in h.table(group).text, "he left: blocked the bot"

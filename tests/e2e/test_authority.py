@@ -3,6 +3,7 @@ any message it can see, and game ids are sequential. Nobody acts outside his cha
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator
 from dataclasses import dataclass
 
@@ -181,6 +182,9 @@ async def a_finished_duel(h: Harness) -> tuple[FakeUser, FakeUser, FakeChat]:
     return anna, boris, group
 
 
+ALREADY_IN, STARTED = "You are already in this game.", "The game is on!"
+
+
 async def test_a_rematch_deals_in_only_those_who_confirm(harness: Harness) -> None:
     h, api = harness, harness.api
     anna, boris, group = await a_finished_duel(h)
@@ -203,11 +207,13 @@ async def test_a_rematch_deals_in_only_those_who_confirm(harness: Harness) -> No
     assert "Waiting for Boris to confirm" in lobby.text
     assert len(api.bot_messages(boris)) == boris_messages, "no hand dealt to Boris unasked"
     assert api.buttons(final) == [], "the old table's Rematch button has done its work"
-    # Pressing Rematch again (a client still showing it) deals nobody either.
+    # Pressing Rematch again (a client still showing it) deals nobody either: she is in.
     again = await press_old_rematch(anna)
-    assert again.text == "There is already a game open here: finish it or /cancel it first."
+    assert again.text == ALREADY_IN
 
-    await press(h, boris, lobby, "✋ Join")
+    # Boris presses the old Rematch, not the lobby's Join: it does what he means.
+    confirmed = await press_old_rematch(boris)
+    assert confirmed.text == STARTED
     dealt = table(h, group)
     assert "deals and chooses" in dealt.text, "the last confirmation deals"
     assert "Series:" in dealt.text
@@ -241,7 +247,7 @@ async def test_unblocking_brings_the_seat_back_within_reach(harness: Harness) ->
     assert old_panel is not None
 
     await api.block_bot(boris)
-    await api.wait_until(lambda: "Boris 💤" in h.table(group).text)
+    await api.wait_until(lambda: "Boris 🚪" in h.table(group).text)
     await api.send_text(boris, None, "/start")  # he unblocks the bot
     await api.wait_until(lambda: h.panel(boris) is not old_panel)
     await h.settle()
@@ -251,7 +257,7 @@ async def test_unblocking_brings_the_seat_back_within_reach(harness: Harness) ->
     assert old_panel.deleted, "the old panel is retired"
     answer = await press(h, boris, panel, "🙋 Take my seat back")
     assert answer.text == "Welcome back! You play again from your next move."
-    assert "💤" not in h.table(group).text
+    assert "🚪" not in h.table(group).text and "💤" not in h.table(group).text
 
 
 async def test_an_idle_lobby_closes_and_frees_the_chat(harness: Harness) -> None:
@@ -318,13 +324,13 @@ async def test_a_member_who_leaves_the_group_leaves_its_games(harness: Harness) 
     await api.wait_until(lambda: "Carla" not in h.table(group).text)
     await press(h, anna, h.table(group), "▶️ Start")
     await api.leave_group(boris, group)
-    await api.wait_until(lambda: "Boris 💤" in h.table(group).text)
+    await api.wait_until(lambda: "Boris 🚪" in h.table(group).text)
     await h.settle()
     panel = h.panel(boris)
     assert panel is not None
     refused = await press(h, boris, panel, "🙋 Take my seat back")
     assert refused.text == NOT_MEMBER
-    assert "Boris 💤" in h.table(group).text
+    assert "Boris 🚪" in h.table(group).text
 
 
 @pytest.fixture
@@ -389,3 +395,14 @@ async def test_a_keyboard_that_outlived_its_game_says_so_and_loses_its_buttons(
     assert (await forge(h, mover, older, data)).text == GAME_OVER
     assert api.message(mover, older.message_id).text == older.text
     assert (await room(h).play.snapshot(game_id)).version == version
+
+
+async def test_a_first_games_ratings_are_marked_provisional_in_its_result(
+    harness: Harness,
+) -> None:
+    """As on the boards: a rating of fewer than three games is marked "?" in the result."""
+    h, api = harness, harness.api
+    _anna, _boris, group = await a_finished_duel(h)
+    result = api.bot_messages(group)[-1]
+    assert "is over" in result.text
+    assert len(re.findall(r"rating \d+\? \([+−]\d+\)", result.text)) == 2, result.text

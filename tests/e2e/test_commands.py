@@ -182,3 +182,36 @@ async def test_a_lobby_cancelled_while_its_creator_is_greeted_stays_cancelled(
     )
     assert not any(m.text.startswith("🎴") for m in api.bot_messages(group)), "no open lobby"
     assert not [r for r in caplog.records if r.levelname == "ERROR"], "nothing unhandled"
+
+
+async def test_a_game_picker_pressed_while_a_lobby_is_open_answers_with_a_toast(
+    harness: Harness,
+) -> None:
+    h, api = harness, harness.api
+    anna = api.add_user("Anna")
+    group = api.add_group("Card club", admins=[anna])
+    await say(h, anna, group, "/new")
+    picker = api.bot_messages(group)[-1]
+    await say(h, anna, group, "/new rank")
+    before = len(api.bot_messages(group))
+    answer = await api.press(anna, picker, "Rank")
+    await api.wait_until(lambda: answer.answered)
+    await h.settle()
+    assert answer.text is not None and "already a game open" in answer.text
+    assert len(api.bot_messages(group)) == before, "nothing posted into the group"
+
+
+async def test_adding_and_removing_a_computer_answers_in_words(harness: Harness) -> None:
+    h, api = harness, harness.api
+    anna = api.add_user("Anna")
+    group = api.add_group("Card club", admins=[anna])
+    await say(h, anna, None, "/start")
+    await say(h, anna, group, "/new rank")
+    lobby = next(m for m in reversed(api.bot_messages(group)) if "a new game" in m.text)
+    added = await api.press(anna, lobby, "🤖 Add computer")
+    await api.wait_until(lambda: added.answered)
+    await h.settle()
+    assert added.text == "🤖 A computer takes a seat."
+    removed = await api.press(anna, lobby, "Remove computer")
+    await api.wait_until(lambda: removed.answered)
+    assert removed.text == "🤖 A computer leaves its seat."

@@ -147,8 +147,13 @@ def playable(h: Harness, user: FakeUser) -> list[Press]:
 
 def accepted(text: str | None) -> bool:
     """A callback's answer to a press that was accepted: a move says what happened; Ready
-    and «Давай-ка!» answer silently, or with the centre's new cards if they turned them up."""
-    return text is None or bool(PLAYED.match(text)) or text.startswith("Centre: ")
+    and «Давай-ка!» whom they wait for, or the centre's new cards if they turned them up (or
+    that the round is on, pressed as the countdown ended)."""
+    return (
+        bool(PLAYED.match(text or ""))
+        or (text or "").startswith(("Centre: ", "✅ Done — waiting for"))
+        or text == "▶️ The round is on — play!"
+    )
 
 
 def late(text: str | None) -> bool:
@@ -550,6 +555,10 @@ def cards(text: str) -> tuple[Card, ...]:
     return tuple(parse_card(code) for code in text.split())
 
 
+#: The answer to a second tap within the double-tap window.
+DOUBLE = "Once is enough — that tap counted."
+
+
 async def test_a_double_tap_on_a_pile_plays_one_card(harness: Harness) -> None:
     """A finger's double tap is one press: the second would otherwise play the card beneath,
     which the player has not seen yet."""
@@ -574,11 +583,40 @@ async def test_a_double_tap_on_a_pile_plays_one_card(harness: Harness) -> None:
     # machine is (the verdict must not depend on how fast the two are handled).
     throttle = h.app.bot_data["cardroom"].throttle
     throttle.double_tap = DOUBLE_TAP_SECONDS
-    now = throttle.clock()
+    now = throttle.clock() + 1.0  # well after her last press
     throttle.clock = lambda: now
     first, second = await press_at_once(h, [moves[0], moves[0]])
     await settle(h)
-    texts = sorted([first.text, second.text], key=lambda text: text is None)
-    assert accepted(texts[0]) and texts[0] is not None and PLAYED.match(texts[0])
-    assert texts[1] is None, "the second tap is answered silently"
+    texts = sorted([first.text or "", second.text or ""], key=lambda text: text == DOUBLE)
+    assert accepted(texts[0]) and PLAYED.match(texts[0])
+    assert texts[1] == DOUBLE, "the second tap is answered, in words, and does nothing"
     assert (await game_state(h, game_id))[0] == version + 1, "one card played"
+
+
+async def test_a_crafted_card_is_refused_as_an_old_press_is(harness: Harness) -> None:
+    """A press naming a card no panel showed (face down in the player's row) is answered as
+    "too late", word for word like a real old press: a different answer would tell him about
+    cards he cannot see."""
+    h, api = harness, harness.api
+    anna, boris = api.add_user("Anna"), api.add_user("Boris")
+    group = api.add_group("Card club", admins=[anna], members=[boris])
+    game_id = await start_game(h, group, anna, boris)
+    for _ in range(50):
+        version, state = await game_state(h, game_id)
+        if state.phase == "play":
+            break
+        ready = playable(h, anna) + playable(h, boris)
+        if ready:
+            await press_one(h, ready[0])
+        else:
+            await h.tick(1.0)
+    else:
+        raise AssertionError("the round never started")
+    hidden = next(pile[0] for pile in state.rows[0] if len(pile) > 1)
+    own = panel(h, anna)
+    assert own is not None
+    forged = f"A:{game_id}:{version}:m0{hidden.code}0"
+    callback = await api.press_data(anna, anna, own.message_id, forged)
+    await api.wait_until(lambda: callback.answered)
+    assert late(callback.text), callback.text
+    assert (await game_state(h, game_id))[0] == version, "nothing changed"

@@ -69,7 +69,7 @@ async def test_a_russian_group_sees_the_lobby_the_table_and_refusals_in_russian(
     assert "Ранг — новая игра" in lobby.text
     assert "1. Анна" in lobby.text
     assert RU("button.join") in button_texts(h, lobby)
-    assert "🔁 круги: ~10 мин" in button_texts(h, lobby)
+    assert "🔁 раунды: ~10 мин" in button_texts(h, lobby)
 
     joined = await press(h, boris, lobby, RU("button.join"))
     assert joined.text == "Ты в игре! Карты придут в личные сообщения."
@@ -87,7 +87,7 @@ async def test_a_russian_group_sees_the_lobby_the_table_and_refusals_in_russian(
     await press(h, anna, h.table(group), RU("button.start"))
     table = h.table(group).text
     assert table.startswith("🎴 Ранг · игра №")
-    assert "Круг 1 из 50" in table and "Колода: " in table and "сброс: 1" in table
+    assert "Раунд 1 из 50" in table and "Колода: " in table and "сброс: 1" in table
     assert "Ход: " in table and " карт" in table
     for word in ("Round", "Stock", "To move", "cards"):
         assert word not in table
@@ -108,7 +108,7 @@ async def test_a_croatian_player_in_a_russian_group_gets_his_panel_in_croatian(
     anna, _, ivan, group = await russian_lobby_with_a_croatian(h)
     await press(h, ivan, h.table(group), RU("button.join"))
     await press(h, anna, h.table(group), RU("button.start"))
-    assert "Круг 1 из 75" in h.table(group).text
+    assert "Раунд 1 из 75" in h.table(group).text
 
     panel = dm_panel(h, ivan)
     assert panel is not None
@@ -188,5 +188,5 @@ async def test_a_private_game_speaks_its_players_language_in_one_message(
     games = [m for m in api.bot_messages(anna) if m.text.startswith("🎴")]
     assert len(games) == 1, "one message: the table and the hand together"
     text = games[0].text
-    assert "Ранг" in text and "Круг 1" in text and "Компьютер" in text
+    assert "Ранг" in text and "Раунд 1" in text and "Компьютер" in text
     assert "Твои карты" in text and "Rank" not in text and "Round" not in text

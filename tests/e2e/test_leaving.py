@@ -65,7 +65,8 @@ async def play_on_without(h: Harness, group: FakeChat, stayer: FakeUser, leaver:
     """The one who stayed makes three moves against the computer in the leaver's seat."""
     moves = 0
     for _ in range(30):
-        away = f"{leaver} 💤" in h.table(group).text
+        # Marked 🚪 when he left (blocked the bot), 💤 when he only missed his turns.
+        away = any(f"{leaver} {mark}" in h.table(group).text for mark in ("🚪", "💤"))
         if (away and moves >= 3) or "Game over" in h.table(group).text:
             return
         if actions(h, stayer):
@@ -107,7 +108,7 @@ def places_shown(h: Harness, group: FakeChat) -> dict[str, int]:
         if medal in MEDALS:
             # "Boris 💤 — 12 points · rating 927 (−73)": the name comes first.
             name = name.split(" · ")[0].split(" — ")[0]
-            shown[name.replace(" 💤", "")] = MEDALS[medal]
+            shown[name.replace(" 💤", "").replace(" 🚪", "")] = MEDALS[medal]
     return shown
 
 

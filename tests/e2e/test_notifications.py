@@ -144,14 +144,16 @@ async def chatter(h: Harness, user: FakeUser, group: FakeChat, lines: int) -> No
 
 
 def tables(h: Harness, group: FakeChat) -> list[FakeMessage]:
-    return [m for m in h.api.bot_messages(group) if m.text.startswith("🎴")]
+    return [m for m in h.api.bot_messages(group) if (m.text or "").startswith("🎴")]
 
 
 async def test_a_table_buried_under_ten_messages_comes_back_once(harness: Harness) -> None:
     h, api = harness, harness.api
     anna, boris = api.add_user("Anna"), api.add_user("Boris")
-    # The bot is an admin: it hears the chat's every message (see the next test otherwise).
+    # The bot is an admin: it hears the chat's every message (see the next test otherwise);
+    # it may not pin (see the test after that otherwise).
     group = api.add_group("Card club", admins=[anna], members=[boris], bot_admin=True)
+    group.bot_can_pin_messages = False
     await say(h, anna, group, "/new rank")
     await press(h, boris, h.table(group), "✋ Join")
     await press(h, anna, h.table(group), "▶️ Start")
@@ -222,8 +224,56 @@ async def test_the_end_of_a_group_game_is_a_message_with_places_and_rating_chang
     for player in (anna, boris):
         (final,) = panels(h, player)
         assert final.message_id not in panel_ids[player.id], "each player is told anew"
-        assert "Rating" in final.text and ("(+" in final.text or "(−" in final.text)
+        assert "Your rating in this game" in final.text
+        assert "(+" in final.text or "(−" in final.text
     # Published again (a late press, a restart's catch-up): announced once only.
     room(h).publisher.publish(await room(h).play.snapshot(game))
     await h.settle()
     assert len([m for m in api.bot_messages(group) if m.text.startswith("🏁")]) == 1
+
+
+async def test_a_decision_that_follows_ones_own_move_pings_too(harness: Harness) -> None:
+    """A ping is due whenever a decision has waited for its player for the ping delay,
+    whoever moved last — also when the move is his again right after his own press."""
+    h = harness
+    ping_after(h)
+    anna, boris, _group = await two_player_game(h)
+    players = [anna, boris]
+    for _ in range(200):
+        now = mover(h, players)
+        assert now is not None, "a two-person game with nobody to move"
+        await move(h, now)
+        if mover(h, players) is now:
+            break  # in Rank a drawn card that can be played is the drawer's to play
+    else:
+        raise AssertionError("the move never stayed with the same player")
+    before = sent_to(h, now)
+    await asyncio.sleep(AWAY)
+    await h.settle()
+    assert sent_to(h, now) == before + 1, "his next decision waited for him: a ping"
+
+
+async def test_where_the_bot_may_pin_the_live_table_stays_pinned_and_is_unpinned_at_the_end(
+    harness: Harness,
+) -> None:
+    h, api = harness, harness.api
+    anna, boris = api.add_user("Anna"), api.add_user("Boris")
+    group = api.add_group("Card club", admins=[anna], members=[boris], bot_admin=True)
+    await say(h, anna, group, "/new rank")
+    assert group.pinned_message_ids == [], "a lobby is not pinned"
+    await press(h, boris, h.table(group), "✋ Join")
+    await press(h, anna, h.table(group), "▶️ Start")
+    (table,) = tables(h, group)
+    assert group.pinned_message_ids == [table.message_id]
+    pin = api.calls_of("pinChatMessage")[-1]
+    assert pin.get("disable_notification") in (True, "true"), "pinned silently"
+    await chatter(h, boris, group, 10)
+    sends = sent_to(h, group)
+    player = mover(h, [anna, boris])
+    assert player is not None
+    await move(h, player)
+    assert tables(h, group) == [table], "pinned, it is in sight: edited where it is"
+    assert sent_to(h, group) == sends
+    await say(h, anna, group, "/cancel")
+    await h.settle()
+    assert group.pinned_message_ids == [], "the game is over: unpinned"

@@ -33,7 +33,7 @@ SHEET_TITLE = re.compile(r"^📋 Deal (\d+) is over — score sheet$", re.M)
 SHEET_PLAYER = re.compile(r"^(?P<name>.+) · deal (?P<score>[+-]?\d+) → (?P<total>-?\d+) pts$")
 STACK = re.compile(r"^ +(?P<suit>[♠♥♦♣])\ufe0f? (?P<ranks>[0-9AKQJ ]+) → (?P<score>[+-]?\d+)$")
 RESULT = re.compile(
-    r"^(?:🥇|🥈|🥉) (?P<name>.+?) — (?P<total>-?\d+) points?(?: · rating \d+ \(\S+\))?$", re.M
+    r"^(?:🥇|🥈|🥉) (?P<name>.+?) — (?P<total>-?\d+) points?(?: · rating \d+\?? \(\S+\))?$", re.M
 )
 
 #: How long a person needs for one press, at the very fastest (bot time).

@@ -1,20 +1,26 @@
 """The chat page in a real headless browser (Debian's Chromium, driven by Playwright).
 
 A person opens the page of ``python -m bot --sandbox``, plays against a computer from the
-group and his private chat, and another user joins through a deep link. Screenshots go to
-``test-artifacts/``. Without Playwright or Chromium these tests skip (``.ci/install-browser``
-installs Chromium; ``pip install -e ".[test]"`` installs Playwright).
+group and his private chat, and another user joins through a deep link; on a phone only the
+chats scroll, and a photo the bot sends is shown. Screenshots go to ``test-artifacts/``.
+Without Playwright or Chromium these tests skip (``.ci/install-browser`` installs Chromium;
+``pip install -e ".[test]"`` installs Playwright).
 """
 
 from __future__ import annotations
 
+import asyncio
 import os
+import struct
+import zlib
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
+import httpx
 import pytest
 
+from bot.sandbox.world import SANDBOX_TOKEN
 from bot.telegram.handlers import available_games
 from tests.sandbox.conftest import ROOT, SandboxProcess
 
@@ -192,4 +198,148 @@ async def test_a_new_user_joins_through_the_deep_link_and_text_stays_text(
     assert await mine.locator("b").count() == 0
     assert await page.evaluate("window.pwned === undefined")
     await screenshot(page, "sandbox-deep-link-1280.png")
+    assert errors == []
+
+
+# -- a phone's screen ------------------------------------------------------------------------
+
+#: Where the pane's newest message is, against its chat's visible box (1: the chat shows it).
+NEWEST_IN_SIGHT = """pane => {
+    const box = pane.querySelector('.messages').getBoundingClientRect();
+    const newest = pane.querySelector('.message-list').lastElementChild.getBoundingClientRect();
+    return newest.bottom <= box.bottom + 1 && newest.bottom > box.top;
+}"""
+#: Where the page as a whole is: it must never move.
+PAGE = """() => ({
+    scrolled: document.scrollingElement.scrollTop + window.scrollY + visualViewport.pageTop,
+    top: document.querySelector('.topbar').getBoundingClientRect().top,
+    composer: document.querySelector('.pane.active [data-role=composer]')
+        .getBoundingClientRect().bottom,
+    height: window.innerHeight,
+})"""
+
+
+async def swipe(page: Any, x: float, start: float, end: float) -> None:
+    """A finger on the screen from (x, start) to (x, end): a touch scroll, as on a phone."""
+    cdp = await page.context.new_cdp_session(page)
+    touch = "Input.dispatchTouchEvent"
+    await cdp.send(touch, {"type": "touchStart", "touchPoints": [{"x": x, "y": start}]})
+    for step in range(1, 13):
+        y = start + (end - start) * step / 12
+        await cdp.send(touch, {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+        await page.wait_for_timeout(16)
+    await cdp.send(touch, {"type": "touchEnd", "touchPoints": []})
+    await page.wait_for_timeout(500)  # the fling comes to rest
+    await cdp.detach()
+
+
+async def world_of(sandbox: SandboxProcess) -> dict[str, Any]:
+    async with httpx.AsyncClient(base_url=sandbox.url) as client:
+        state: dict[str, Any] = (await client.get("/sandbox/api/state")).json()
+    return state
+
+
+async def scrolled_to(box: Any) -> float:
+    """Where a pane is scrolled once a swipe's momentum has died down (a loaded machine
+    draws the last frames late)."""
+    where = await box.evaluate("box => box.scrollTop")
+    for _ in range(50):
+        await asyncio.sleep(0.1)
+        now = await box.evaluate("box => box.scrollTop")
+        if now == where:
+            return float(now)
+        where = now
+    return float(where)
+
+
+async def test_on_a_phone_only_the_chat_scrolls_and_a_tab_opens_where_it_was_left(
+    sandbox: SandboxProcess, browser: Any
+) -> None:
+    world = await world_of(sandbox)
+    anna, boris = (user["id"] for user in world["users"])
+    group_id = world["group_id"]
+    phone, errors = await open_page(browser, sandbox.url, **PHONE)
+    group, dm = phone.locator("#pane-group"), phone.locator("#pane-dm")
+    # Enough to fill both chats several screens deep: Boris talks in the group, Anna writes
+    # notes to herself in her private chat (on the group's tab, so that one is hidden).
+    async with httpx.AsyncClient(base_url=sandbox.url) as client:
+        for n in range(25):
+            words = "words " * 12
+            for user, chat, text in ((boris, group_id, "group"), (anna, anna, "note")):
+                said = {"user_id": user, "chat_id": chat, "text": f"{text} {n} {words}"}
+                assert (await client.post("/sandbox/api/send", json=said)).status_code == 200
+    await expect(group.locator(".msg", has_text="group 24")).to_have_count(1)
+    await expect(dm.locator(".msg", has_text="note 24")).to_have_count(1)
+    assert await group.evaluate(NEWEST_IN_SIGHT), "the group opens at its newest message"
+
+    # A finger drags the chat down: the chat scrolls back, the page stays where it is.
+    chat = group.locator(".messages")
+    newest = await chat.evaluate("box => box.scrollTop")
+    await swipe(phone, 200, 350, 700)
+    read_at = await chat.evaluate("box => box.scrollTop")
+    assert read_at < newest - 200, "the chat scrolled"
+    for x, start, end in ((200, 120, 600), (200, 820, 300), (200, 300, 800)):
+        await swipe(phone, x, start, end)  # on the tabs, on the composer, past the chat's top
+    page = await phone.evaluate(PAGE)
+    assert page["scrolled"] == 0 and page["top"] == 0, page
+    assert page["composer"] == page["height"], "the composer stays at the bottom"
+    read_at = await scrolled_to(chat)
+
+    # The private chat's tab opens at its newest message, which came while it was hidden...
+    await phone.locator("#tab-dm").click()
+    await expect(dm).to_be_visible()
+    assert await dm.evaluate(NEWEST_IN_SIGHT), "the private chat opens at its newest message"
+    # ... and back in the group Anna is where she was reading.
+    await phone.locator("#tab-group").click()
+    await expect(group).to_be_visible()
+    assert abs(await scrolled_to(chat) - read_at) <= 2
+    assert (await phone.evaluate(PAGE))["scrolled"] == 0
+    await screenshot(phone, "sandbox-390-scrolled.png")
+    assert errors == []
+
+
+def png(width: int, height: int) -> bytes:
+    """A plain PNG picture (a grey rectangle), like the charts the bot draws."""
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        body = kind + data
+        return struct.pack(">I", len(data)) + body + struct.pack(">I", zlib.crc32(body))
+
+    header = struct.pack(">IIBBBBB", width, height, 8, 0, 0, 0, 0)  # 8-bit greyscale
+    rows = b"".join(b"\x00" + bytes([160]) * width for _ in range(height))
+    return (
+        b"\x89PNG\r\n\x1a\n"
+        + chunk(b"IHDR", header)
+        + chunk(b"IDAT", zlib.compress(rows))
+        + chunk(b"IEND", b"")
+    )
+
+
+async def test_a_photo_the_bot_sends_is_shown_as_its_picture(
+    sandbox: SandboxProcess, browser: Any
+) -> None:
+    world = await world_of(sandbox)
+    page, errors = await open_page(browser, sandbox.url)
+    group = page.locator("#pane-group")
+    # What the bot does for /stats once there is a chart: sendPhoto, the text as its caption.
+    async with httpx.AsyncClient(base_url=sandbox.url) as client:
+        sent = await client.post(
+            f"/bot{SANDBOX_TOKEN}/sendPhoto",
+            data={"chat_id": str(world["group_id"]), "caption": "📈 Anna · Rank 1012"},
+            files={"photo": ("rating.png", png(320, 160), "image/png")},
+        )
+    assert sent.json()["ok"], sent.text
+    picture = group.locator(".msg img.photo")
+    await expect(picture).to_be_visible(timeout=10_000)
+    await expect(picture).to_have_js_property("complete", True)
+    assert await picture.evaluate("image => [image.naturalWidth, image.naturalHeight]") == [
+        320,
+        160,
+    ]
+    box = await picture.bounding_box()
+    assert box is not None and box["width"] > 100, "drawn at a size one can read"
+    message = group.locator(".msg", has=page.locator("img.photo"))
+    await expect(message).to_contain_text("📈 Anna · Rank 1012")
+    assert "🖼 photo" not in await group.inner_text()
+    await screenshot(page, "sandbox-photo-1280.png")
     assert errors == []

@@ -273,3 +273,35 @@ async def test_a_deep_link_is_opened_for_a_user(served: Served) -> None:
         "/sandbox/api/open", json={"user_id": anna.id, "url": "https://example.org/"}
     )
     assert elsewhere.status_code == 400
+
+
+async def test_a_photo_the_bot_sent_is_served_to_the_page_as_an_image_only(
+    served: Served,
+) -> None:
+    client, world = served.client, served.world
+    chart = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + (64).to_bytes(4, "big") * 2 + b"a chart"
+    page = b"<html><script>alert(document.cookie)</script></html>"
+    async with bot_for(served) as bot:
+        await bot.send_photo(world.group.id, chart, caption="Anna's rating")
+        await bot.send_photo(world.group.id, page)  # no image: never served to the browser
+    state = (await client.get("/sandbox/api/state", headers=own_origin(served))).json()
+    group = next(chat for chat in state["chats"] if chat["id"] == world.group.id)
+    shown, hidden = (message["photo"] for message in group["messages"])
+    assert hidden["url"] is None
+
+    image = await client.get(shown["url"], headers={"Sec-Fetch-Site": "same-origin"})
+    assert image.status_code == 200 and image.content == chart
+    assert image.headers["content-type"] == "image/png"
+    assert image.headers["x-content-type-options"] == "nosniff"
+    assert "sandbox" in image.headers["content-security-policy"]
+    for foreign in (
+        {"Sec-Fetch-Site": "cross-site"},
+        {"Sec-Fetch-Site": "same-site"},
+        {"Host": "evil.example"},
+    ):
+        refused = await client.get(shown["url"], headers=foreign)
+        assert refused.status_code == 403 and b"a chart" not in refused.content, foreign
+    (uploaded,) = [f for f in world.api.files.values() if f.data == page]
+    for path in (f"/sandbox/api/files/{uploaded.file_unique_id}", "/sandbox/api/files/AQAD0"):
+        missing = await client.get(path)
+        assert missing.status_code == 404 and b"<script>" not in missing.content, path

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import json
+import struct
 from typing import Any
 
 import pytest
 
 from bot.sandbox.bot_api import FakeBotApi
+from bot.sandbox.models import FakeMessage, Upload
 from bot.sandbox.world import SANDBOX_TOKEN, SandboxError, SandboxWorld
 
 
@@ -175,3 +177,79 @@ async def test_waiting_for_a_change_ends_when_something_happens(world: SandboxWo
     await asyncio.sleep(0.1)
     await world.send(anna.id, world.group.id, "hi")
     assert await asyncio.wait_for(waiting, 1.0) > since
+
+
+def png_header(width: int, height: int) -> bytes:
+    """The start of a PNG file: enough for its type and size."""
+    return b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR" + struct.pack(">II", width, height)
+
+
+async def test_a_photo_is_shown_from_the_sandbox_with_its_size(world: SandboxWorld) -> None:
+    group = world.group.id
+    chart = png_header(640, 320) + b"the rest of the chart"
+    await world.api.handle(
+        "sendPhoto",
+        {"chat_id": group, "caption": "Rank 1012"},
+        {"photo": Upload("rating.png", chart, "image/png")},
+    )
+    await bot_call(world.api, "sendPhoto", chat_id=group, photo="https://example.org/x.png")
+    uploaded, linked = chat_state(world, group)["messages"]
+    assert uploaded["text"] == "Rank 1012"
+    assert uploaded["photo"]["width"] == 640 and uploaded["photo"]["height"] == 320
+    url = uploaded["photo"]["url"]
+    assert url.startswith("/sandbox/api/files/")
+    image = world.image(url.rsplit("/", 1)[1])
+    assert image is not None and image.data == chart and image.mime_type == "image/png"
+    assert linked["photo"]["url"] is None, "a photo the bot only linked to is not fetched"
+    assert world.image("AQAD999999") is None
+
+
+async def many_messages(world: SandboxWorld, count: int) -> list[int]:
+    """The bot's messages in the group, each with a keyboard, as after a long session."""
+    world.api.flood_limits_enabled = False
+    keyboard = {
+        "inline_keyboard": [[{"text": f"{n}♠", "callback_data": f"A:{n}"}] for n in range(8)]
+    }
+    sent = []
+    for n in range(count):
+        text = f"<b>Round {n}</b>\n" + "· Anna played 7♥ → the left pile\n" * 20
+        message = await bot_call(
+            world.api,
+            "sendMessage",
+            chat_id=world.group.id,
+            text=text,
+            parse_mode="HTML",
+            reply_markup=json.dumps(keyboard),
+        )
+        sent.append(message["message_id"])
+    return sent
+
+
+async def test_the_state_is_the_same_as_json_and_costs_what_changed(
+    world: SandboxWorld, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The page asks for the whole state after every change, and the bot's calls wait while
+    # it is made: a big world must not be drawn again in full each time.
+    sent = await many_messages(world, 150)
+    anna = next(iter(world.api.users.values()))
+    await world.send(anna.id, anna.id, "hello")
+    assert json.loads(world.state_json()) == world.state()
+
+    drawn: list[int] = []
+    draw = world._message_dict
+
+    def counting(message: FakeMessage) -> dict[str, Any]:
+        drawn.append(message.message_id)
+        return draw(message)
+
+    monkeypatch.setattr(world, "_message_dict", counting)
+    await bot_call(
+        world.api, "editMessageText", chat_id=world.group.id, message_id=sent[7], text="Game on"
+    )
+    state = json.loads(world.state_json())
+    assert drawn == [sent[7]], "only the edited message is drawn again"
+    group = next(chat for chat in state["chats"] if chat["id"] == world.group.id)
+    assert [m["text"] for m in group["messages"] if m["id"] == sent[7]] == ["Game on"]
+    drawn.clear()
+    json.loads(world.state_json())
+    assert drawn == [], "nothing changed: nothing is drawn"

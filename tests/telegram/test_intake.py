@@ -24,19 +24,20 @@ def test_a_burst_then_the_rate_and_users_do_not_share_a_bucket() -> None:
     assert throttle.allow(1) and not throttle.allow(1)
 
 
-def test_the_same_button_again_within_a_double_tap_counts_once() -> None:
+def test_a_persons_second_press_on_the_same_thing_within_a_double_tap_counts_once() -> None:
     clock = Clock()
     throttle = PressThrottle(clock=clock)
-    assert not throttle.repeated(1, 10, 5, "A:7:0:p0x1")
+    panel = (10, 5, "A")
+    assert not throttle.repeated(1, panel)
     clock.now += 0.1
-    assert throttle.repeated(1, 10, 5, "A:7:0:p0x1"), "a double tap"
-    assert not throttle.repeated(2, 10, 5, "A:7:0:p0x1"), "someone else's press"
+    assert throttle.repeated(1, panel), "a double tap — or another pile hit 0.1 s later"
+    assert not throttle.repeated(2, panel), "someone else's press"
+    assert not throttle.repeated(1, (10, 6, "L:3:start")), "another thing: a decision"
     clock.now += 0.1
-    assert not throttle.repeated(1, 10, 5, "A:7:0:p1x1"), "another button at once"
-    assert not throttle.repeated(1, 10, 6, "A:7:0:p1x1"), "the same data on another message"
-    clock.now += 1.0
-    assert not throttle.repeated(1, 10, 6, "A:7:0:p1x1"), "again, a second later: meant"
-    assert not PressThrottle(clock=clock, double_tap=0.0).repeated(1, 10, 5, "x")
+    assert throttle.repeated(1, panel), "tapping on does not stretch the window"
+    clock.now += 0.2
+    assert not throttle.repeated(1, panel), "0.4 s after the press that counted: meant"
+    assert not PressThrottle(clock=clock, double_tap=0.0).repeated(1, panel)
 
 
 async def test_the_intake_counts_the_updates_in_hand() -> None:

@@ -11,6 +11,8 @@
   const NAME_COLORS = ["#c03d33", "#d0771c", "#8c5fd3", "#3f9e2f", "#2996ad", "#2a7fd4",
     "#c7508b"];
   const TOAST_MS = 2800;
+  // Photos come from the sandbox itself (GET /sandbox/api/files/<id>), never from elsewhere.
+  const PHOTO_URL = /^\/sandbox\/api\/files\/[A-Za-z0-9_-]+$/;
 
   const state = {
     world: null,
@@ -360,6 +362,17 @@
       this.menu = $("[data-role=menu]", root);
       this.composer = $("[data-role=composer]", root);
       this.startBar = $("[data-role=start]", root);
+      // Where the person left the chat: at its newest message (it then follows new ones), or
+      // read further up. A hidden pane (the other tab on a phone) has no scroll position of
+      // its own, so it is remembered here and given back when the pane is shown again.
+      this.atBottom = true;
+      this.readAt = 0;
+      this.shown = false;
+      this.messages.addEventListener("scroll", () => {
+        if (!this.messages.clientHeight) return; // hidden: nothing to remember
+        this.atBottom = this.fromBottom() < 60;
+        this.readAt = this.messages.scrollTop;
+      }, { passive: true });
 
       this.composer.addEventListener("submit", (event) => {
         event.preventDefault();
@@ -380,6 +393,20 @@
       this.input.addEventListener("keydown", (event) => {
         if (event.key === "Escape") this.closeMenu();
       });
+    }
+
+    fromBottom() {
+      const box = this.messages;
+      return box.scrollHeight - box.scrollTop - box.clientHeight;
+    }
+
+    // Called after every render with whether the pane is on screen: a pane that has just
+    // come into view shows the chat where the person left it — most often its newest message.
+    show(visible) {
+      if (visible && !this.shown) {
+        this.messages.scrollTop = this.atBottom ? this.messages.scrollHeight : this.readAt;
+      }
+      this.shown = visible;
     }
 
     get actor() {
@@ -440,8 +467,8 @@
       if (this.startBar) this.startBar.hidden = !notStarted;
       this.composer.hidden = Boolean(notStarted);
 
-      const nearBottom = this.messages.scrollHeight - this.messages.scrollTop
-        - this.messages.clientHeight < 60;
+      // A hidden pane cannot be measured: it follows the newest message if it did when hidden.
+      const nearBottom = this.messages.clientHeight ? this.fromBottom() < 60 : this.atBottom;
       const wanted = [];
       if (!chat.messages.length) wanted.push(this.emptyNode(chat));
       let previous = null;
@@ -472,6 +499,7 @@
       while (this.list.children.length > wanted.length) this.list.lastElementChild.remove();
       if (nearBottom || this.stickToBottom) {
         this.messages.scrollTop = this.messages.scrollHeight;
+        this.atBottom = true;
         this.stickToBottom = false;
       }
     }
@@ -527,7 +555,11 @@
         linkCommands: message.from.is_bot,
       };
       const text = el("div", "text");
-      if (message.photo) text.append(el("i", null, "🖼 photo"), message.text ? "\n" : "");
+      if (message.photo && PHOTO_URL.test(message.photo.url || "")) {
+        bubble.append(this.photoNode(message.photo));
+      } else if (message.photo) {
+        text.append(el("i", null, "🖼 photo"), message.text ? "\n" : "");
+      }
       text.append(formatText(message.text, message.entities, context));
       const meta = el("span", "meta");
       if (message.edit_date) meta.append(el("span", "edited", "edited"));
@@ -542,6 +574,25 @@
       if (message.keyboard.length) body.append(this.keyboardNode(chat, message));
       row.append(body);
       return row;
+    }
+
+    // A photo the bot sent, at the width the bubble allows; scrolled into view once it has
+    // its height if the chat follows its newest message.
+    photoNode(photo) {
+      const image = el("img", "photo");
+      image.alt = "Photo";
+      image.decoding = "async";
+      if (photo.width > 0 && photo.height > 0) {
+        image.width = photo.width;
+        image.height = photo.height;
+      }
+      image.addEventListener("load", () => {
+        if (this.atBottom && this.messages.clientHeight) {
+          this.messages.scrollTop = this.messages.scrollHeight;
+        }
+      });
+      image.src = photo.url;
+      return image;
     }
 
     keyboardNode(chat, message) {
@@ -638,6 +689,7 @@
       tab.setAttribute("aria-selected", String(state.pane === kind));
       $(".dot", tab).hidden = !unreadOf(kind === "group" ? group : dm);
       $(`#pane-${kind}`).classList.toggle("active", state.pane === kind);
+      panes[kind].show(visible(kind));
     }
   }
 

@@ -17,7 +17,7 @@ from telegram.ext import ContextTypes
 
 from bot.i18n import Translator, translator
 from bot.services.authority import Origin
-from bot.services.types import ChatRef, ServiceError, StorageRefused
+from bot.services.types import ChatRef, JoinResult, ServiceError, StorageRefused
 from bot.telegram import callbacks
 from bot.telegram.handlers.commands import REACHED, greet, open_lobby
 from bot.telegram.handlers.room import (
@@ -33,6 +33,7 @@ from bot.telegram.handlers.room import (
     refusal_text,
     topic_of,
 )
+from bot.telegram.handlers.waitlist import announce_lobby
 from bot.telegram.render import press_answer, press_refusal
 from bot.telegram.render.common import option_label
 from bot.telegram.sender.budget import Priority
@@ -60,14 +61,9 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
     if not throttle.allow(query.from_user.id):
         await answer_query(query, {"text": t("error.too_fast")})
         return
-    shown = query.message
-    if throttle.repeated(
-        query.from_user.id,
-        shown.chat.id if shown is not None else 0,
-        shown.message_id if shown is not None else 0,
-        str(query.data),
-    ):
-        await answer_query(query, {})  # the same tap twice: the first one's answer says it all
+    if throttle.repeated(query.from_user.id, _tapped(query)):
+        # A double tap, or a second button before the first one's answer: it counts once.
+        await answer_query(query, {"text": t("error.double_tap")})
         return
     press: callbacks.Press | None = None
     try:
@@ -88,6 +84,16 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         answer = {"text": t("error.storage.move" if move else "error.storage.refused")}
     finally:
         await answer_query(query, answer)
+
+
+def _tapped(query: CallbackQuery) -> tuple[object, ...]:
+    """What a press is a double tap of: a game's moves on one panel count as one thing (a
+    second pile hit before the first one's answer is no decision); any other button is its
+    own."""
+    message = query.message
+    where = (message.chat.id, message.message_id) if message is not None else (0, 0)
+    data = str(query.data)
+    return (*where, "A") if data.startswith("A:") else (*where, data)
 
 
 def _retire_if_stray(
@@ -166,7 +172,8 @@ async def _dispatch(
                 if error.code.split(".", 1)[0] not in GAME_KEYS:
                     raise  # not the game's rules (authority, a stale panel…): nothing to add
                 # The rules refused it: the game may say more (what the table shows now).
-                said = press_refusal(t, await room.play.snapshot(game_id), user.id, error.code)
+                now = await room.play.snapshot(game_id)
+                said = press_refusal(t, now, user.id, error.code, code)
                 if said is None:
                     raise
                 return {"text": said}
@@ -191,11 +198,11 @@ async def _dispatch(
         case callbacks.LobbyPress(game_id, "bot"):
             snapshot = await room.lobby.add_computer(game_id, actor, origin_of(query))
             room.publisher.publish(snapshot)
-            return {}
+            return {"text": t("lobby.computer_added")}
         case callbacks.LobbyPress(game_id, "unbot"):
             snapshot = await room.lobby.remove_computer(game_id, actor, origin_of(query))
             room.publisher.publish(snapshot)
-            return {}
+            return {"text": t("lobby.computer_removed")}
         case callbacks.LobbyPress(game_id, "start"):
             room.publisher.publish(await room.lobby.start(game_id, actor, origin_of(query)))
             return {"text": t("lobby.started")}
@@ -218,8 +225,23 @@ async def _dispatch(
         case callbacks.RematchPress(game_id):
             if message is not None and not room.openings.allow(message.chat.id, user.id):
                 raise ServiceError("lobby.too_many")
-            snapshot = await room.lobby.rematch(game_id, actor, origin_of(query))
+            try:
+                snapshot = await room.lobby.rematch(game_id, actor, origin_of(query))
+            except ServiceError as error:
+                if error.code not in ("lobby.exists", "lobby.rematch_used"):
+                    raise
+                # An old Rematch pressed after the rematch opened: he joins that lobby.
+                try:
+                    joined = await room.lobby.join_rematch(game_id, actor, origin_of(query))
+                except ServiceError as other:
+                    if other.code == "lobby.exists":  # no rematch lobby open: as refused
+                        raise error from None
+                    raise
+                room.publisher.publish(joined.snapshot)
+                return _joined(t, joined)
             room.publisher.publish(snapshot)
+            title = message.chat.title if message is not None else None
+            await announce_lobby(context, snapshot, title, user.id)
             # The old table's Rematch button has done its work: it goes.
             room.publisher.publish(await room.play.snapshot(game_id))
             return {"text": t("lobby.rematch_opened" if snapshot.is_lobby else "lobby.started")}
@@ -292,6 +314,11 @@ async def _join(
         result = joined
     else:
         room.publisher.publish(result.snapshot)
+    return _joined(t, result)
+
+
+def _joined(t: Translator, result: JoinResult) -> dict[str, Any]:
+    """The toast of a Join: in, already in, or dealt."""
     if not result.joined:
         return {"text": t("lobby.already_in")}
     return {"text": t("lobby.started" if not result.snapshot.is_lobby else "lobby.you_joined")}

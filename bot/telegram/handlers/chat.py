@@ -46,6 +46,9 @@ async def handle_my_membership(update: Update, context: ContextTypes.DEFAULT_TYP
             await room.reachable_again(actor.user_id, unblocked=True)
         return
     if status in (ChatMemberStatus.MEMBER, ChatMemberStatus.ADMINISTRATOR):
+        # Whether it may pin its live tables there, or must bring them back when buried.
+        pins = getattr(change.new_chat_member, "can_pin_messages", None)
+        room.publisher.may_pin(change.chat.id, bool(pins))
         where = ChatRef(change.chat.id, change.chat.type, change.chat.title)
         await room.languages.adopt(where, actor_of(change.from_user))
     elif status in (ChatMemberStatus.LEFT, ChatMemberStatus.BANNED):

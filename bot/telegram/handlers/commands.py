@@ -25,6 +25,7 @@ from bot.telegram.handlers.room import (
     say,
     speaker,
 )
+from bot.telegram.handlers.waitlist import announce_lobby
 from bot.telegram.render.common import esc, game_name
 from bot.telegram.render.content import Button, Keyboard, rows
 from bot.telegram.sender.budget import Priority
@@ -132,6 +133,7 @@ async def open_lobby(
         snapshot = await room.lobby.quick_start(where, actor, key)
     else:
         snapshot = await room.lobby.open(where, actor, key)
+        await announce_lobby(context, snapshot, chat.title, user.id)
     if is_person(actor) and not snapshot.seats:
         # Not known to have started the bot: a greeting in his private chat finds out, and
         # seats him if it arrives — then the lobby is posted, once (the sender's work:

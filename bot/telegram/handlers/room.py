@@ -20,7 +20,9 @@ from bot.services.people import PeopleService
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
 from bot.services.types import Actor, ChatRef, ServiceError
+from bot.services.waitlist import WaitlistService
 from bot.telegram.charts import ChartPool
+from bot.telegram.handlers.tables import TablePosts
 from bot.telegram.intake import PressThrottle
 from bot.telegram.poller import DeadlinePoller
 from bot.telegram.render import has_renderer
@@ -64,12 +66,23 @@ class Cardroom:
     people: PeopleService
     poller: DeadlinePoller
     rights: TelegramRights
+    #: Who waits to be told of the next game in a chat (``/nextgame``).
+    waitlist: WaitlistService
     throttle: PressThrottle = field(default_factory=PressThrottle)
     replies: ReplyGate = field(default_factory=ReplyGate)
     openings: ReplyGate = field(default_factory=_openings)
     charts: ChartPool = field(default_factory=ChartPool)
+    #: Told when a table message is posted (:meth:`remember_table`), for those waiting for one.
+    tables: TablePosts = field(default_factory=TablePosts)
     #: The redraw after a start (``bot.app.catch_up``), while it runs.
     catching_up: asyncio.Task[None] | None = None
+
+    async def remember_table(self, game_id: int, message_id: int | None) -> None:
+        """Record a game's table message (the publisher's call), and tell whoever waits
+        for it."""
+        await self.play.remember_table(game_id, message_id)
+        if message_id is not None:
+            self.tables.posted(game_id, message_id)
 
     async def move_chat(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup: move its games and post their tables there."""

@@ -24,13 +24,14 @@ from bot.telegram.render.common import (
     esc,
     game_name,
     lobby_option_keys,
-    rating_change,
     recent_lines,
     rematch_keyboard,
     render_lobby,
     render_results,
     seat_names,
     series_line,
+    shown_rating,
+    signed,
     take_back_keyboard,
     time_left,
 )
@@ -113,14 +114,17 @@ def press_answer(t: Translator, snapshot: GameSnapshot, user_id: int) -> str | N
     return text
 
 
-def press_refusal(t: Translator, snapshot: GameSnapshot, user_id: int, code: str) -> str | None:
-    """What the answer to a player's refused press says, where his game says more than the
-    refusal's own text (the renderer's optional ``refusal``); ``None``: the refusal's text."""
+def press_refusal(
+    t: Translator, snapshot: GameSnapshot, user_id: int, code: str, action: str
+) -> str | None:
+    """What the answer to a player's refused press (of the ``action`` code) says, where his
+    game says more than the refusal's own text (the renderer's optional ``refusal``);
+    ``None``: the refusal's text."""
     refusal = getattr(_renderer(snapshot.game_key), "refusal", None)
     seat = snapshot.seat_of(user_id)
     if refusal is None or seat is None:
         return None
-    text: str | None = refusal(t, snapshot, seat.seat, code)
+    text: str | None = refusal(t, snapshot, seat.seat, code, action)
     return text
 
 
@@ -135,7 +139,7 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     if snapshot.status == "cancelled" and snapshot.public is None:
         # A lobby called off: nothing was dealt.
         return Content("\n".join([cancelled, *recent_lines(t, snapshot)]))
-    head = [t("table.title", game=title, number=snapshot.game_id), *series_line(t, snapshot), ""]
+    head = [t("table.title", game=title, number=snapshot.number), *series_line(t, snapshot), ""]
     renderer = _renderer(snapshot.game_key)
     body = renderer.table(t, snapshot, now)
     # Only a real-time game's own lines show clocks; every table's last line may.
@@ -167,17 +171,32 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
 def result_content(t: Translator, snapshot: GameSnapshot) -> Content:
     """A finished game's result as a message of its own: places, scores and ratings."""
     title = esc(game_name(t, snapshot.game_key))
-    lines = [t("result.title", game=title, number=snapshot.game_id), *render_results(t, snapshot)]
+    lines = [t("result.title", game=title, number=snapshot.number), *render_results(t, snapshot)]
     return Content("\n".join([*lines, *_left_line(t, snapshot)]))
 
 
 def _left_line(t: Translator, snapshot: GameSnapshot) -> list[str]:
-    """Who left before the end, and so ranks below the rest whatever the cards said."""
-    left = sorted(abandoned_seats(snapshot.seats))
-    if not left:
+    """Who did not play to the end — who left the game, and who was away while the computer
+    played for him — and so ranks below those who stayed, whatever the cards said. With
+    nobody staying they all share the first place: then only what happened is said."""
+    abandoned = abandoned_seats(snapshot.seats)
+    below = "" if len(abandoned) == len(snapshot.seats) else "_below"
+    lines = []
+    for key, left in (("table.left", True), ("table.away", False)):
+        seats = [s for s in sorted(abandoned) if snapshot.seats[s].left == left]
+        if seats:
+            names = seat_names(t, snapshot, seats, marker=False)
+            lines.append(t(key + below, players=names))
+    return lines
+
+
+def _own_left_line(t: Translator, snapshot: GameSnapshot, seat: int) -> list[str]:
+    """The same, told to the player himself in his panel."""
+    abandoned = abandoned_seats(snapshot.seats)
+    if seat not in abandoned:
         return []
-    names = seat_names(t, snapshot, left, marker=False)
-    return [t("table.left", players=names)]
+    key = "panel.left" if snapshot.seats[seat].left else "panel.away"
+    return [t(key + ("" if len(abandoned) == len(snapshot.seats) else "_below"))]
 
 
 def _turn_line(t: Translator, snapshot: GameSnapshot, now: float) -> str:
@@ -202,7 +221,7 @@ def panel_content(
     title = esc(game_name(t, snapshot.game_key))
     if snapshot.status == "cancelled":
         return Content(t("panel.cancelled", game=title))
-    header = t("panel.title", game=title, number=snapshot.game_id)
+    header = t("panel.title", game=title, number=snapshot.number)
     lines, keyboard, footer, still_footer = _panel_parts(t, snapshot, seat, now, screen)
 
     def page(end: list[str]) -> str:
@@ -215,7 +234,9 @@ def solo_content(
     t: Translator, snapshot: GameSnapshot, seat: int, now: float, screen: str | None = None
 ) -> Content:
     """A game in its player's private chat (against the computer): the table and his hand in
-    one message, in his language — one message to edit, and one to read."""
+    one message, in his language — one message to edit, and one to read. Each thing once:
+    in a private chat a game's panel leaves out what its table shows
+    (:func:`~bot.telegram.render.common.private_game`)."""
     table = table_content(t, snapshot, now)
     if snapshot.status != "playing":
         if snapshot.status == "finished" and snapshot.outcome is not None:
@@ -244,21 +265,21 @@ def _panel_parts(
     if snapshot.status == "finished" and snapshot.outcome is not None:
         place = snapshot.outcome.places[seat]
         footer = [t("panel.over", place=place, players=len(snapshot.seats))]
-        rating = rating_change(t, snapshot, seat)
-        if rating:
-            footer.append(rating[0].upper() + rating[1:])
-        if seat in abandoned_seats(snapshot.seats):
-            footer.append(t("panel.left"))
+        footer += [*_rating_line(t, snapshot, seat), *_own_left_line(t, snapshot, seat)]
         keyboard = ()
     elif snapshot.seats[seat].autopilot and snapshot.status == "playing":
-        footer = [t("panel.autopilot")]
+        footer = [t("panel.autopilot_left" if snapshot.seats[seat].left else "panel.autopilot")]
         keyboard = take_back_keyboard(t, snapshot)
     elif _realtime(snapshot.game_key):
         pass  # no turns: the game's own prompt says what to do
     elif seat in snapshot.acting and not is_pause(snapshot):
         window = _window(snapshot)
-        footer = [t("panel.your_move", left=time_left(t, window, now)).strip()]
-        still_footer = [t("panel.your_move", left=time_left(t, window, TIMELESS)).strip()]
+        timed_out = _timed_out_line(t, snapshot, seat)
+        footer = [*timed_out, t("panel.your_move", left=time_left(t, window, now)).strip()]
+        still_footer = [
+            *timed_out,
+            t("panel.your_move", left=time_left(t, window, TIMELESS)).strip(),
+        ]
     elif (
         snapshot.status == "playing"
         and not snapshot.legal.get(seat)
@@ -266,8 +287,30 @@ def _panel_parts(
     ):
         # Not who is to move, which changes with every move: this panel is edited when his
         # own cards change or his turn comes, not on each move of the others.
-        footer = [t("panel.wait")]
+        footer = [*_timed_out_line(t, snapshot, seat), t("panel.wait")]
     return lines, keyboard, footer, still_footer
+
+
+def _timed_out_line(t: Translator, snapshot: GameSnapshot, seat: int) -> list[str]:
+    """ "Your time ran out: the computer moved for you" — from the window that ran out until
+    his next decision. His run of missed windows (the seat's ``timeouts``) is what says so:
+    it ends with his next press, and the others' moves leave it alone, as they leave his
+    waiting panel alone."""
+    info = snapshot.seats[seat]
+    if info.timeouts <= 0 or info.autopilot or snapshot.status != "playing":
+        return []
+    return [t("panel.timed_out")]
+
+
+def _rating_line(t: Translator, snapshot: GameSnapshot, seat: int) -> list[str]:
+    """What this game did to his rating — before and after, so that the line stays true
+    when later games move the rating on."""
+    moved = snapshot.ratings.get(seat)
+    if moved is None:
+        return []
+    before, after = moved
+    shown = shown_rating(t, snapshot, seat)
+    return [t("panel.rating", before=before, after=shown, change=signed(after - before))]
 
 
 @cache

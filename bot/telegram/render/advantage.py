@@ -5,6 +5,9 @@ the stock, the three centre piles (top card and size), each hand's face-up cards
 count of its hidden ones, and the pairs laid aside. The panel adds the player's own hidden
 cards (marked 🔒), the piles whole (an exchange takes a whole pile) and the legal moves; a
 waiting player's panel keeps to his own hand and pairs, which the other's moves leave alone.
+In a private chat (a game against the computer) the table and the panel are one message: the
+table shows the piles whole and leaves its player's hand to the panel, and the panel keeps to
+his hand, his own draws and what to do.
 
 Moves cost one press when they are few: one button per (card, pile), a row per card,
 labelled "7♥ → ② K♠" (drop) or "7♥ ⇄ ② K♠" (exchange). When they are many, each card gets
@@ -23,7 +26,15 @@ from bot.games.cards import Card
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
 from bot.telegram.callbacks import ActPress, ScreenPress
-from bot.telegram.render.common import card_label, cards_label, event_line, rank_label, seat_name
+from bot.telegram.render.common import (
+    card_label,
+    cards_label,
+    event_line,
+    owner_seat,
+    private_game,
+    rank_label,
+    seat_name,
+)
 from bot.telegram.render.content import Button, Keyboard, rows
 
 #: How piles are named to people: pile 0 is "①".
@@ -116,23 +127,28 @@ class AdvantageRenderer:
                 *([self._doing(t, snapshot, view)] if snapshot.status == "playing" else []),
                 _stock_line(t, view),
                 "",
-                *(
-                    t.plural(
-                        "advantage.pile",
-                        pile.size,
-                        mark=_pile_mark(i),
-                        top=card_label(t, pile.top),
-                    )
-                    for i, pile in enumerate(view.piles)
-                ),
+                *self._pile_lines(t, snapshot, view),
             ]
         lines.append("")
+        # In a private chat its player's hand is right below, in the same message.
+        owner = owner_seat(snapshot) if not view.finished else None
         for seat in view.seats:
             marker = "👉 " if seat.seat == view.to_move else ""
             name = seat_name(t, snapshot, seat.seat)
             lines.append(f"{marker}<b>{name}</b> · {_pairs(t, seat)}")
-            lines.append(f"    ✋ {_public_hand(t, seat)}")
+            if seat.seat != owner:
+                lines.append(f"    ✋ {_public_hand(t, seat)}")
         return lines
+
+    def _pile_lines(self, t: Translator, snapshot: GameSnapshot, view: AdvantageView) -> list[str]:
+        """The centre piles: in a group each top card and size; in a private chat, where the
+        table is also the panel's, whole as the panel shows them (an exchange takes a pile)."""
+        if private_game(snapshot):
+            return [self._pile_line(t, i, pile) for i, pile in enumerate(view.piles)]
+        return [
+            t.plural("advantage.pile", pile.size, mark=_pile_mark(i), top=card_label(t, pile.top))
+            for i, pile in enumerate(view.piles)
+        ]
 
     @staticmethod
     def _doing(t: Translator, snapshot: GameSnapshot, view: AdvantageView) -> str:
@@ -150,14 +166,17 @@ class AdvantageRenderer:
         legal = snapshot.legal.get(seat, ())
         # A waiting player sees his own cards and pairs, which the other's moves leave alone.
         table = view.finished or bool(legal)
+        # In a private chat the table right above, in the same message, shows the cycle, the
+        # piles and both sides: the panel keeps to his hand and what to do.
+        beside_table = private_game(snapshot) and not view.finished
         lines: list[str] = []
         if view.finished:
             lines += [*_end_lines(t, snapshot, view), ""]
-        elif legal:
+        elif legal and not beside_table:
             lines += [_cycle_line(t, view)]
             lines += [self._pile_line(t, i, pile) for i, pile in enumerate(view.piles)]
             lines.append(_stock_line(t, view))
-        if table:
+        if table and not beside_table:
             lines.append(t("advantage.other_hand", player=other_name, hand=_public_hand(t, other)))
             lines.append(
                 t(
@@ -167,9 +186,10 @@ class AdvantageRenderer:
                     other=other.pair_count,
                 )
             )
-        else:
+        elif not beside_table:
             lines.append(t("advantage.your_pairs", pairs=_own_pairs(t, me)))
-        lines.append("")
+        if lines:
+            lines.append("")
         hand = cards_label(t, me.public) if me.public else t("advantage.no_cards")
         if me.private and not me.public:
             hand = t("advantage.only_hidden")
@@ -196,10 +216,12 @@ class AdvantageRenderer:
 
     @staticmethod
     def _news(t: Translator, snapshot: GameSnapshot, seat: int) -> list[str]:
-        """The latest change as this player may see it (his own draws by card)."""
+        """The latest change as this player may see it (his own draws by card); in a private
+        chat only what the table's log right above does not show (his own draws)."""
         lines = []
+        private = private_game(snapshot)
         for event in snapshot.events:
-            if not event.visible_to(seat):
+            if not event.visible_to(seat) or (private and event.only_seat is None):
                 continue
             if event.code == "advantage.drew" and event.seat == seat:
                 continue  # the private copy names the cards

@@ -42,7 +42,7 @@ from bot.services.stats import (
 from bot.telegram.callbacks import MAX_BYTES, NUMBER, BadCallback, parse_number
 from bot.telegram.charts import ChartLine, ChartRequest, draw_rating_chart
 from bot.telegram.render import has_renderer, table_content
-from bot.telegram.render.common import NAME_LIMIT, PLACE_MEDALS, esc, game_name, signed
+from bot.telegram.render.common import PLACE_MEDALS, esc, game_name, person_name, signed
 from bot.telegram.render.content import Button, Content, rows
 
 #: History buttons per row.
@@ -115,11 +115,9 @@ def player_name(t: Translator, line: BoardLine) -> str:
 
 
 def short_name(name: str) -> str:
-    """A first name, HTML-escaped and shortened to fit a board line."""
-    name = name.strip() or "?"
-    if len(name) > NAME_LIMIT:
-        name = name[: NAME_LIMIT - 1] + "…"
-    return esc(name)
+    """A first name, HTML-escaped, shortened to fit a board line and isolated from the line's
+    direction (:func:`~bot.telegram.render.common.person_name`)."""
+    return person_name(name)
 
 
 def wording(everyone: bool, private: bool) -> str:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import math
+import re
+import unicodedata
 from collections.abc import Collection, Iterable, Mapping
 from html import escape
 from typing import Any
@@ -28,16 +30,35 @@ def game_name(t: Translator, game_key: str) -> str:
     return t(f"game.{game_key}.name")
 
 
-def seat_name(t: Translator, snapshot: GameSnapshot, seat: int, *, marker: bool = True) -> str:
-    """The seat's name, HTML-escaped and shortened; computers are numbered in order.
+def private_game(snapshot: GameSnapshot) -> bool:
+    """Whether the game is played in its player's private chat (against the computer): the
+    table and his panel are then one message (:func:`~bot.telegram.render.solo_content`), so
+    what the table shows, the panel leaves out."""
+    return snapshot.chat_kind == "private"
 
-    With ``marker``, a person the computer is playing for now is marked 💤.
+
+def owner_seat(snapshot: GameSnapshot) -> int | None:
+    """The seat of the person whose private chat the game is played in (``None`` in a group)."""
+    if not private_game(snapshot):
+        return None
+    owner = snapshot.seat_of(snapshot.chat_id)
+    if owner is None:  # the chat's person not found (never in practice): the first person
+        owner = next((s for s in snapshot.seats if not s.is_computer), None)
+    return None if owner is None else owner.seat
+
+
+def seat_name(t: Translator, snapshot: GameSnapshot, seat: int, *, marker: bool = True) -> str:
+    """The seat's name as :func:`person_name` gives it; computers are numbered in order.
+
+    With ``marker``, a person the computer is playing for now is marked: 💤 while he is away
+    (he missed his turns), 🚪 once he has left the game (left the group, blocked the bot).
     """
     info = snapshot.seats[seat]
     if info.is_computer:
         number = 1 + sum(1 for s in snapshot.seats[:seat] if s.is_computer)
         return "🤖 " + esc(t("seat.computer", n=number))
-    return esc(short(info.name)) + (" 💤" if marker and info.autopilot else "")
+    mark = (" 🚪" if info.left else " 💤") if marker and info.autopilot else ""
+    return person_name(info.name) + mark
 
 
 def seat_names(
@@ -47,14 +68,39 @@ def seat_names(
     return ", ".join(seat_name(t, snapshot, seat, marker=marker) for seat in seats)
 
 
+#: Unicode's bidirectional formatting characters — marks, embeddings, overrides, isolates
+#: (U+061C, U+200E–F, U+202A–E, U+2066–9): in a name, an override such as U+202E would turn
+#: the rest of the line around; nobody needs one to write his name.
+BIDI_CONTROLS = re.compile("[\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]")
+#: First Strong Isolate … Pop Directional Isolate: a right-to-left name between them reads in
+#: its own direction without reordering the text around it (nor setting the line's direction).
+FSI, PDI = "\u2068", "\u2069"
+
+
 def short(name: str) -> str:
-    """A person's name as a table shows it: trimmed, and cut to :data:`NAME_LIMIT`."""
-    name = name.strip() or "?"
+    """A person's name as a table shows it: without bidi controls, trimmed, and cut to
+    :data:`NAME_LIMIT`."""
+    name = BIDI_CONTROLS.sub("", name).strip() or "?"
     return name if len(name) <= NAME_LIMIT else name[: NAME_LIMIT - 1] + "…"
+
+
+def person_name(name: str) -> str:
+    """A name a person gave himself, ready for a message: shortened (:func:`short`),
+    HTML-escaped, and — if it holds right-to-left letters — isolated (FSI … PDI), so that
+    it cannot reorder the line it stands in. Every user-supplied name goes through here."""
+    shown = esc(short(name))
+    if any(unicodedata.bidirectional(char) in ("R", "AL") for char in shown):
+        return FSI + shown + PDI
+    return shown
 
 
 def rank_label(t: Translator, rank: int) -> str:
     return t(f"card.rank.{rank}")
+
+
+def a_rank(t: Translator, rank: int) -> str:
+    """A rank as a verb's object: "a 7", "an 8", "an A" in English; the rank elsewhere."""
+    return t(f"card.a_rank.{rank}")
 
 
 #: Red suits in emoji presentation (U+FE0F): Telegram's apps draw them red, where the bare
@@ -141,19 +187,22 @@ def render_lobby(t: Translator, snapshot: GameSnapshot, option_keys: Iterable[st
     """The lobby message: who has joined and the buttons to join, configure and start."""
     game = snapshot.game_id
     title = "lobby.rematch_title" if REMATCH_OF in snapshot.options else "lobby.title"
+    # "Players: 1 of 2" where the game is for so many; else how many may play.
+    fixed = snapshot.min_players == snapshot.max_players
     lines = [
         t(title, game=esc(game_name(t, snapshot.game_key))),
         t(
-            "lobby.players",
+            "lobby.players" if fixed else "lobby.players_range",
             count=len(snapshot.seats),
             min=snapshot.min_players,
             max=snapshot.max_players,
         ),
     ]
     lines += [f"{s.seat + 1}. {seat_name(t, snapshot, s.seat)}" for s in snapshot.seats]
-    invited = [esc(short(str(entry[1]))) for entry in snapshot.options.get(INVITED) or ()]
+    invited = [person_name(str(entry[1])) for entry in snapshot.options.get(INVITED) or ()]
     if invited:
-        lines.append(t("lobby.invited", names=", ".join(invited), seconds=REMATCH_SECONDS))
+        names = ", ".join(invited)
+        lines.append(t.plural("lobby.invited", len(invited), names=names, seconds=REMATCH_SECONDS))
     elif not snapshot.seats:
         lines.append(t("lobby.nobody"))
     option_keys = list(option_keys)
@@ -212,7 +261,18 @@ def rating_change(t: Translator, snapshot: GameSnapshot, seat: int) -> str:
     if moved is None:
         return ""
     before, after = moved
-    return t("results.rating", rating=after, change=signed(after - before))
+    return t(
+        "results.rating", rating=shown_rating(t, snapshot, seat), change=signed(after - before)
+    )
+
+
+def shown_rating(t: Translator, snapshot: GameSnapshot, seat: int) -> str:
+    """A seat's rating after the game that just finished, marked "?" while it is provisional
+    (as the boards mark it)."""
+    after = snapshot.ratings[seat][1]
+    if seat in snapshot.provisional:
+        return t("board.provisional_rating", rating=after)
+    return str(after)
 
 
 def place_line(t: Translator, snapshot: GameSnapshot, seat: SeatInfo, place: int) -> str:

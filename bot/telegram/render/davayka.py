@@ -3,7 +3,9 @@
 Everything in this game is public except the order of face-down cards, so the group table and
 each panel show the same layout: both rows of four piles (the face-up top card, then one ▪ per
 face-down card below it), the centre piles, stocks and rounds won. The panel puts the other
-player's row on top and the reader's own row at the bottom, as if sitting across a table.
+player's row on top and the reader's own row at the bottom, as if sitting across a table. In a
+private chat (a game against the computer) the table and the panel are one message: the table
+draws the picture that way round, once, and the panel adds only what it says to its player.
 
 The keyboard keeps its shape, so that a quick tap lands where the player aimed (issue #19):
 two rows of four places, one column per row pile. The first row is the piles' top cards (✓:
@@ -38,13 +40,23 @@ from bot.games.davayka import (
     SeatView,
     fits,
 )
-from bot.games.davayka.rules import EV_FLIPPED, EV_OUT, EV_PLAYED, EV_TURNED_UP, STALL_SECONDS
+from bot.games.davayka.rules import (
+    EV_FLIP_PRESSED,
+    EV_FLIPPED,
+    EV_OUT,
+    EV_PLAYED,
+    EV_READY,
+    EV_TURNED_UP,
+    STALL_SECONDS,
+)
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
 from bot.telegram.callbacks import ANY_VERSION, ActPress, IdlePress
-from bot.telegram.render.common import card_label, seat_name
+from bot.telegram.render.common import card_label, owner_seat, seat_name
 from bot.telegram.render.content import Button, Keyboard
 
+#: Ready's code in callback data.
+READY_CODE = DAVAYKA.encode_action(Ready())
 #: One mark per face-down card under a row pile's top card.
 HIDDEN_MARK = "▪"
 #: Between the four row piles (wide enough to tell them apart on a phone).
@@ -148,17 +160,26 @@ class DavaykaRenderer:
         names = [seat_name(t, snapshot, s) for s in (0, 1)]
         if view.finished:
             return [_end_line(t, snapshot, view), *_cards_left(t, snapshot, view)]
-        lines = [_phase_line(t, view), *_table_picture(t, view, names, (0, 1))]
-        if snapshot.status == "playing":  # stopped (cancelled, everyone away): no clocks
-            lines += ["", *self._clock_lines(t, view, names, now)]
+        # In a private chat the table is also its player's panel: his row at the bottom, as
+        # "You" — as the panel draws it in a group.
+        owner = owner_seat(snapshot)
+        order, seen = (0, 1), list(names)
+        if owner is not None:
+            order, seen[owner] = (1 - owner, owner), t("davayka.you")
+        lines = [_phase_line(t, view), *_table_picture(t, view, seen, order)]
+        clocks = self._clock_lines(t, snapshot, view, names, now)
+        if clocks and snapshot.status == "playing":  # stopped (cancelled, all away): no clocks
+            lines += ["", *clocks]
         return lines
 
     @staticmethod
     def _clock_lines(
-        t: Translator, view: DavaykaView, names: Sequence[str], now: float
+        t: Translator, snapshot: GameSnapshot, view: DavaykaView, names: Sequence[str], now: float
     ) -> list[str]:
-        """What happens next and when, in words."""
+        """What happens next and when, in words. The idle and forfeit clocks are people's:
+        a seat the computer plays is never idle, and never forfeits."""
         lines: list[str] = []
+        people = [s for s, info in enumerate(snapshot.seats) if not info.played_by_computer]
         left = _seconds(view.phase_deadline, now)
         if view.phase == "ready":
             lines.append(t("davayka.table_ready", seconds=left))
@@ -168,11 +189,13 @@ class DavaykaRenderer:
             idle = [
                 t("davayka.autopilot_at", name=names[s], seconds=_seconds(seat.idle_at, now))
                 for s, seat in enumerate(view.seats)
-                if seat.idle_at is not None
+                if seat.idle_at is not None and s in people
             ]
             if idle:
                 lines.append(t("davayka.table_autopilot", seats=" · ".join(idle)))
         for s, seat in enumerate(view.seats):
+            if s not in people:
+                continue
             if seat.forfeit_at is not None and seat.forfeit_at - now <= FORFEIT_WARNING_SECONDS:
                 lines.append(
                     t(
@@ -192,8 +215,11 @@ class DavaykaRenderer:
         names[seat] = t("davayka.you")
         if view.finished:
             return [_end_line(t, snapshot, view), *_cards_left(t, snapshot, view)], ()
-        picture = _table_picture(t, view, names, (other, seat), marked=(seat,))
-        lines = [_phase_line(t, view), *picture, ""]
+        lines: list[str] = []
+        if owner_seat(snapshot) is None:
+            # In a private chat the table right above, in the same message, is the picture.
+            picture = _table_picture(t, view, names, (other, seat), marked=(seat,))
+            lines += [_phase_line(t, view), *picture, ""]
         last = self._last_move_line(t, snapshot, view, seat)
         if view.phase == "ready":
             last = self._last_round_line(t, snapshot, seat)
@@ -215,9 +241,14 @@ class DavaykaRenderer:
             None,
         )
         if played is None:
-            # Ready or «Давай-ка!» that turned new cards up: what they are, before the edit.
-            flipped = any(e.code == EV_FLIPPED for e in snapshot.events)
-            return _centre_now(t, snapshot.public) if flipped else None
+            # Ready or «Давай-ка!» that turned new cards up: what they are, before the edit;
+            # the first of the two: whom it waits for now.
+            if any(e.code == EV_FLIPPED for e in snapshot.events):
+                return _centre_now(t, snapshot.public)
+            if any(e.code in (EV_READY, EV_FLIP_PRESSED) for e in snapshot.events):
+                other = seat_name(t, snapshot, 1 - seat)
+                return t("davayka.answer_waiting", player=other)
+            return None
         card, pile, centre = played.args["card"], played.args["pile"], played.args["centre"]
         assert isinstance(card, Card) and isinstance(pile, int)
         # One centre pile: "the centre". Two — or none left, the move having ended the round:
@@ -239,11 +270,17 @@ class DavaykaRenderer:
             said = t("davayka.answer_played", top=card_label(t, top), **args)
         return " ".join(filter(None, (said, _centre_now(t, snapshot.public))))
 
-    def refusal(self, t: Translator, snapshot: GameSnapshot, seat: int, code: str) -> str | None:
+    def refusal(
+        self, t: Translator, snapshot: GameSnapshot, seat: int, code: str, action: str
+    ) -> str | None:
         """A move that came too late says what the centre shows now: the player can aim
-        again before his panel is redrawn."""
-        if code != "davayka.too_late":
+        again before his panel is redrawn. A card no panel offered is answered the same way
+        — a different answer would tell him about cards he cannot see. Ready pressed as the
+        countdown ended is simply done: the round is on."""
+        if code not in ("davayka.too_late", "davayka.illegal"):
             return None
+        if action == READY_CODE and snapshot.public.phase == "play":
+            return t("davayka.answer_round_on")
         return " ".join(
             filter(None, (t("error.davayka.too_late"), _centre_now(t, snapshot.public)))
         )

@@ -9,7 +9,8 @@ player to move also sees the draw pile, the others' stacks and the middle. The p
 turn in few presses: a card (which opens the ``card.<code>`` screen), then where it goes (only
 the legal places) — or, for a card that fits none of his own stacks, one press that plays it to
 the middle; in the take phase one press takes from the draw pile or from a public stack
-(only the legal sources).
+(only the legal sources). In a private chat (a game against the computer) the table is right
+above the panel, in the same message: the panel then keeps to the hand and what to do.
 
 Between deals the next deal starts when the pause ends or when everyone has pressed Next. The
 panel offers the Next button to a player who has not pressed it; once he has, it names the
@@ -38,6 +39,7 @@ from bot.telegram.callbacks import ANY_VERSION, ActPress, ScreenPress
 from bot.telegram.render.common import (
     card_label,
     cards_label,
+    private_game,
     rank_label,
     seat_name,
     seat_names,
@@ -196,7 +198,7 @@ class ProgressionRenderer:
         if view.phase in (PHASE_BETWEEN, PHASE_OVER) and view.sheet is not None:
             return self._pause_panel(t, snapshot, view, legal)
         if not legal:
-            return self._waiting_lines(t, view, seat), ()
+            return self._waiting_lines(t, snapshot, view, seat), ()
         lines = self._state_lines(t, snapshot, view, seat)
 
         def show(name: str) -> str:
@@ -280,8 +282,12 @@ class ProgressionRenderer:
         return view.phase != PHASE_BETWEEN
 
     @staticmethod
-    def _waiting_lines(t: Translator, view: ProgressionView, seat: int) -> list[str]:
+    def _waiting_lines(
+        t: Translator, snapshot: GameSnapshot, view: ProgressionView, seat: int
+    ) -> list[str]:
         """His stacks and hand: what the others' turns leave alone."""
+        if private_game(snapshot):
+            return [_hand_line(t, view)]  # the table right above shows his stacks
         return [
             t("progression.deal", deal=view.deal, target=view.target),
             "",
@@ -292,13 +298,16 @@ class ProgressionRenderer:
             ),
             *stack_lines(t, view.private_stacks[seat], view.stack_scores[seat]),
             "",
-            t("progression.your_hand", cards=cards_label(t, view.hand or ())),
+            _hand_line(t, view),
         ]
 
     @staticmethod
     def _state_lines(
         t: Translator, snapshot: GameSnapshot, view: ProgressionView, seat: int
     ) -> list[str]:
+        if private_game(snapshot):
+            # The table right above shows the deal, the stacks, the middle and the draw pile.
+            return [_hand_line(t, view)]
         lines = [
             t("progression.deal", deal=view.deal, target=view.target),
             t.plural("progression.draw_pile", view.draw_size),
@@ -323,7 +332,7 @@ class ProgressionRenderer:
         lines += [
             t("progression.middle_tops", cards=_middle_tops(t, view.public_stacks)),
             "",
-            t("progression.your_hand", cards=cards_label(t, view.hand or ())),
+            _hand_line(t, view),
         ]
         return lines
 
@@ -336,6 +345,9 @@ class ProgressionRenderer:
     ) -> tuple[list[str], Keyboard]:
         sheet = view.sheet
         assert sheet is not None and view.seat is not None
+        if private_game(snapshot):
+            # The table right above shows the sheet, the next deal and who is ready.
+            return ProgressionRenderer._pause_buttons(t, snapshot, view, legal, [])
         row = sheet.rows[view.seat]
         lines = [
             t("progression.sheet_title", deal=sheet.deal),
@@ -348,9 +360,24 @@ class ProgressionRenderer:
         if view.finished:
             return lines, ()
         lines.append("")
+        if not view.ready[view.seat]:
+            lines += [_next_soon(t, view), *_ready_line(t, snapshot, view)]
+        return ProgressionRenderer._pause_buttons(t, snapshot, view, legal, lines)
+
+    @staticmethod
+    def _pause_buttons(
+        t: Translator,
+        snapshot: GameSnapshot,
+        view: ProgressionView,
+        legal: tuple[tuple[str, object], ...],
+        lines: list[str],
+    ) -> tuple[list[str], Keyboard]:
+        """Between deals: the Next button, or — once pressed — whom the deal waits for."""
+        assert view.seat is not None
+        if view.finished:
+            return lines, ()
         if view.ready[view.seat]:
             return [*lines, _waiting_line(t, snapshot, view)], ()
-        lines += [_next_soon(t, view), *_ready_line(t, snapshot, view)]
         buttons = [
             # "I am ready" means the same after the others' presses (the rules say so): the
             # keyboard stays as it is — no edit for a version number alone.
@@ -359,6 +386,10 @@ class ProgressionRenderer:
             if isinstance(action, NextDeal)
         ]
         return lines, rows(buttons, 1)
+
+
+def _hand_line(t: Translator, view: ProgressionView) -> str:
+    return t("progression.your_hand", cards=cards_label(t, view.hand or ()))
 
 
 def _next_button(t: Translator, view: ProgressionView) -> str:

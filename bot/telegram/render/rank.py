@@ -4,7 +4,9 @@ A waiting player's panel shows his hand and his own status (out, or his last car
 which change only with his own moves and returns. The acting player's adds what he decides
 on: the top card, how many cards the others hold, whose last card his move settles, the
 prompt, and exactly the legal moves: playable cards, the joker (which opens a rank picker,
-then the follow-up cards or End turn), Draw, then the drawn card or Keep, or Pass.
+then the follow-up cards or End turn), Draw, then the drawn card or Keep, or Pass. In a
+private chat the table is right above the panel, in the same message: the panel leaves the
+top card and the others to it.
 """
 
 from __future__ import annotations
@@ -15,7 +17,14 @@ from bot.games.rank import Draw, EndTurn, Keep, Pass, Play, PlayJoker, RankView
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
 from bot.telegram.callbacks import ActPress, ScreenPress
-from bot.telegram.render.common import card_label, cards_label, rank_label, seat_name
+from bot.telegram.render.common import (
+    a_rank,
+    card_label,
+    cards_label,
+    private_game,
+    rank_label,
+    seat_name,
+)
 from bot.telegram.render.content import Button, Keyboard, rows
 
 #: The order of the joker's rank picker: the rank ring from the ace.
@@ -75,8 +84,10 @@ class RankRenderer:
         if not legal:
             # Waiting: nothing here moves with the others' moves (see the module's docstring).
             return lines, ()
-        lines.append(t("rank.top", top=_top(t, view)))
-        lines.append(self._others(t, snapshot, view, seat))
+        if not private_game(snapshot):
+            # In a private chat the table right above shows the top card and the others.
+            lines.append(t("rank.top", top=_top(t, view)))
+            lines.append(self._others(t, snapshot, view, seat))
         if view.pending is not None and view.pending != seat:
             lines.append(t("rank.pending_other", player=seat_name(t, snapshot, view.pending)))
 
@@ -145,7 +156,7 @@ class RankRenderer:
         if current is None:
             return t("rank.prompt_any")
         below, above = neighbours(current)
-        return t("rank.prompt_play", below=rank_label(t, below), above=rank_label(t, above))
+        return t("rank.prompt_play", below=a_rank(t, below), above=a_rank(t, above))
 
 
 def neighbours(rank: int) -> tuple[int, int]:

@@ -30,7 +30,14 @@ from bot.games.trumps.state import (
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
 from bot.telegram.callbacks import ActPress
-from bot.telegram.render.common import card_label, event_line, rank_label, seat_name, suit_label
+from bot.telegram.render.common import (
+    card_label,
+    event_line,
+    private_game,
+    rank_label,
+    seat_name,
+    suit_label,
+)
 from bot.telegram.render.content import Button, Keyboard
 
 #: After a card of the reader's own trump suit on his buttons.
@@ -39,10 +46,6 @@ TRUMP_MARK = "★"
 ROW_WIDTH = 7
 #: The backstop is mentioned once this few moves are left.
 BACKSTOP_WARNING = 50
-
-
-def _is_private(snapshot: GameSnapshot) -> bool:
-    return snapshot.chat_kind == "private"
 
 
 def _suit(suit: Suit | None) -> str:
@@ -190,7 +193,7 @@ class TrumpsRenderer:
     def table(self, t: Translator, snapshot: GameSnapshot, now: float) -> list[str]:
         view: TrumpsView = snapshot.public
         lines = [_player_line(t, snapshot, view, seat) for seat in (0, 1)]
-        if _is_private(snapshot) and not view.finished:
+        if private_game(snapshot) and not view.finished:
             # The panel right below shows the pile and what to do.
             return lines
         if view.phase != CHOOSE_TRUMP:
@@ -221,7 +224,7 @@ class TrumpsRenderer:
 
         other = 1 - seat
         lines: list[str] = []
-        if not _is_private(snapshot):
+        if not private_game(snapshot):
             # In a private chat the table right above names the trumps and the last moves.
             trumps = t(
                 "trumps.trumps_line",
@@ -238,7 +241,7 @@ class TrumpsRenderer:
         # The hand by suit stays in the text even when every card is a button: the buttons
         # are in rows of a few, the text shows the whole hand at a glance.
         hand = _hand_lines(t, view)
-        if view.finished and _is_private(snapshot):
+        if view.finished and private_game(snapshot):
             # The final table right above shows the pile and how the game ended.
             return hand, ()
         if not view.finished and view.to_move != seat:

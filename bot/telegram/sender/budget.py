@@ -181,6 +181,14 @@ class CallBudget:
         wait = self.now() - now
         self.longest_wait = max(self.longest_wait, wait)
 
+    def arrived(self, chat_id: int) -> None:
+        """A call let into ``chat_id`` has been answered: it counts from now, not from when
+        its turn came — a stall between the two (a busy event loop, the network) must not eat
+        the window's headroom, or the next call could reach Telegram too soon."""
+        chat = self._chats.get(chat_id)
+        if chat is not None and chat.calls:
+            chat.calls[-1] = max(chat.calls[-1], self.now())
+
     def count_lookup(self) -> None:
         """A call that lands in no chat (``getChatMember``) was made: it counts against the
         bot's overall window, without waiting for it (its answer is awaited by a press)."""

@@ -124,7 +124,9 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
             if not kind.taken:
                 await self.budget.take(chat, Ticket(kind.priority, paced=kind.paced))
             try:
-                return await callback(*args, **kwargs)
+                answer = await callback(*args, **kwargs)
+                self.budget.arrived(chat)
+                return answer
             except RetryAfter as refused:
                 self._refused(chat, refused)
                 if kind.taken or time.monotonic() - started > MESSAGE_DEADLINE:

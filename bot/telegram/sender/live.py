@@ -56,7 +56,7 @@ from bot.telegram.render import (
 )
 from bot.telegram.sender.budget import CallBudget, Limits, Priority, Ticket
 from bot.telegram.sender.limiter import calling
-from bot.telegram.sender.notes import NO_PREVIEW, Note, Notes, markup_json
+from bot.telegram.sender.notes import NO_PREVIEW, Note, Notes, Outcome, markup_json
 
 logger = logging.getLogger(__name__)
 
@@ -133,6 +133,8 @@ class Slot:
     turn_since: float | None = None
     #: The message's id could not be recorded yet (the database refused to write).
     unremembered: bool = False
+    #: The message is pinned in its group (a live table, where the bot may pin).
+    pinned: bool = False
     #: When the player's present move came to him (loop time); ``None``: not his move.
     turn_started: float | None = None
     #: The ping that sends the panel anew if the move waits too long for him.
@@ -189,6 +191,10 @@ class Publisher:
         self._closed = False
         #: When each game's table was last brought back into sight (loop time).
         self._returned: dict[int, float] = {}
+        #: Whether the bot may pin messages in each group (absent: not known yet).
+        self._may_pin: dict[int, bool] = {}
+        #: Asks Telegram whether the bot may pin messages in a group (``None``: never pin).
+        self.can_pin: Callable[[int], Awaitable[bool]] | None = None
         #: When each panel was last sent anew for a ``/start`` (loop time): (game, seat).
         self._recalled: dict[tuple[int, int], float] = {}
 
@@ -277,6 +283,16 @@ class Publisher:
             panel.turn_since = loop.time()
         elif not turn:
             panel.turn_since = None
+        # A new decision, and he has pressed since the last one came: this one waits for him
+        # from now — a ping is due whoever moved last, himself too.
+        if (
+            turn
+            and panel.turn_started is not None
+            and panel.version != snapshot.version
+            and self._pressed.get(user_id, float("-inf")) >= panel.turn_started
+        ):
+            self._unping(panel)
+            panel.turn_started = None
         if not turn:
             panel.turn_started = None
             self._unping(panel)
@@ -308,11 +324,57 @@ class Publisher:
             self._latest.clear()  # a rough memory: what is forgotten is seen again soon
 
     def _buried(self, slot: Slot) -> bool:
-        """Whether a group's table has scrolled out of sight under later messages."""
-        if slot.private or slot.seat is not None or not self._under(slot):
+        """Whether a group's table has scrolled out of sight under later messages (a pinned
+        one never has: it is in the group's pinned bar)."""
+        if slot.private or slot.seat is not None or slot.pinned or not self._under(slot):
             return False
         now = asyncio.get_running_loop().time()
         return now - self._returned.get(slot.game_id, float("-inf")) >= RETURN_EVERY
+
+    def may_pin(self, chat_id: int, allowed: bool) -> None:
+        """Telegram told what the bot may do in a group (its membership changed)."""
+        self._may_pin[chat_id] = allowed
+        if len(self._may_pin) > 10_000:
+            self._may_pin.clear()  # a rough memory: a chat forgotten is tried once again
+
+    async def _keep_pinned(self, slot: Slot) -> None:
+        """A game's live table is pinned in its group — silently — where the bot may pin,
+        so that chatter cannot bury it; at the game's end it is unpinned. Whether it may is
+        asked of Telegram once a group (:attr:`can_pin`), then told by its membership's
+        changes (:meth:`may_pin`)."""
+        if slot.private or slot.seat is not None or slot.message_id is None:
+            return
+        playing = slot.ticket.priority is Priority.TABLE and not slot.final
+        if playing == slot.pinned:
+            return
+        if playing and not await self._allowed_to_pin(slot.chat_id):
+            return
+        endpoint = "pinChatMessage" if playing else "unpinChatMessage"
+        data: dict[str, Any] = {"chat_id": slot.chat_id, "message_id": slot.message_id}
+        if playing:
+            data["disable_notification"] = True
+        share = ("game", slot.game_id)
+        note = Note(slot.chat_id, (endpoint, data), Priority.TABLE, share, paced=False, quiet=True)
+        slot.pinned = playing
+        chat_id = slot.chat_id
+
+        def refused(outcome: asyncio.Future[Outcome]) -> None:
+            if playing and outcome.result() is not Outcome.SENT:
+                self._may_pin[chat_id] = False  # no right to pin here: brought back instead
+                slot.pinned = False
+
+        self.notes.post(note).outcome.add_done_callback(refused)
+
+    async def _allowed_to_pin(self, chat_id: int) -> bool:
+        allowed = self._may_pin.get(chat_id)
+        if allowed is None:
+            try:
+                allowed = self.can_pin is not None and await self.can_pin(chat_id)
+            except Exception as error:  # Telegram cannot say now: brought back when buried
+                logger.info("Could not tell whether the bot may pin in %s: %s", chat_id, error)
+                return False
+            self.may_pin(chat_id, allowed)
+        return allowed
 
     def _under(self, slot: Slot) -> bool:
         """Whether :data:`BURIED_AFTER` messages or more have come after the slot's."""
@@ -543,6 +605,7 @@ class Publisher:
                 await self._deliver(slot, content)
                 slot.sent = shown
                 slot.failures = 0
+                await self._keep_pinned(slot)
                 await self._after_turn(slot)
             except BadRequest as error:
                 # PTB files it under NetworkError, but sending it again changes nothing.
@@ -696,7 +759,7 @@ class Publisher:
         if slot.thread_id is not None:
             shown["message_thread_id"] = slot.thread_id
         sent = await self._call(slot, "sendMessage", shown)
-        slot.message_id, slot.renew = int(sent["message_id"]), False
+        slot.message_id, slot.renew, slot.pinned = int(sent["message_id"]), False, False
         await self._remember(slot)
         if retired is not None:
             await self._retire(slot, retired)

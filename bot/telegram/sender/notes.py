@@ -136,6 +136,10 @@ class Note:
     private_text: str | None = None
     #: Never dropped (a game's result): it waits for its chat however long that takes.
     must: bool = False
+    #: A game message that keeps its group's pace (see the budget); pinning one does not.
+    paced: bool = True
+    #: Done as best it can be (tidying, pinning): Telegram's refusal is no news (INFO).
+    quiet: bool = False
     #: Told of Telegram's answer once the note is sent (e.g. a board's message id).
     on_sent: Callable[[Any], None] | None = None
     created: float = 0.0
@@ -232,7 +236,7 @@ class Notes:
             self._tidied.clear()  # a rough memory: a message tidied long ago is gone anyway
         self._tidied.add(key)
         call = (endpoint, {"chat_id": chat_id, "message_id": message_id})
-        self.post(Note(chat_id, call, Priority.REPLY, key=("tidy", chat_id, message_id)))
+        self.post(Note(chat_id, call, Priority.REPLY, key=("tidy", *key), quiet=True))
 
     @property
     def waiting(self) -> int:
@@ -267,7 +271,7 @@ class Notes:
             if not queue:
                 break
             note = self._next(chat_id, queue)
-            ticket = Ticket(note.priority, note.share)
+            ticket = Ticket(note.priority, note.share, note.paced)
             timeout = self._time_left(queue)
             try:
                 async with asyncio.timeout(timeout):
@@ -397,7 +401,8 @@ class Notes:
             if "not modified" in error.message.lower():
                 note.settle(Outcome.SENT)
                 return
-            logger.warning("%s in chat %s refused: %s", endpoint, note.chat_id, error)
+            level = logging.INFO if note.quiet else logging.WARNING
+            logger.log(level, "%s in chat %s refused: %s", endpoint, note.chat_id, error)
             note.settle(Outcome.FAILED)
             return
         except NetworkError as error:

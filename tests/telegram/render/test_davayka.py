@@ -43,6 +43,7 @@ def snapshot(
     }
     return GameSnapshot(
         game_id=7,
+        number=3,
         chat_id=-100,
         topic_id=0,
         chat_kind="supergroup",

@@ -54,6 +54,7 @@ def snapshot(
                 legal[info.seat] = tuple((P.encode_action(a), a) for a in actions)
     return GameSnapshot(
         game_id=7,
+        number=3,
         chat_id=-100,
         topic_id=0,
         chat_kind="supergroup",

@@ -36,6 +36,7 @@ def snapshot(
     infos = seats(*names)
     base: dict[str, Any] = dict(
         game_id=7,
+        number=3,
         chat_id=-100,
         topic_id=0,
         chat_kind="supergroup",

@@ -42,6 +42,7 @@ def snapshot(
     over = TRUMPS.outcome(state) is not None
     return GameSnapshot(
         game_id=7,
+        number=3,
         chat_id=-100 if kind != "private" else 100,
         topic_id=0,
         chat_kind=kind,

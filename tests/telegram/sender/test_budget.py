@@ -210,3 +210,17 @@ async def test_a_lookup_counts_against_the_overall_window_without_waiting() -> N
     assert not await granted(budget, GROUP, Priority.TURN), "the window is full"
     clock.now += 1.0
     assert await granted(budget, GROUP, Priority.TURN)
+
+
+async def test_a_call_counts_from_its_answer_not_from_its_turn() -> None:
+    """A stall between a call's turn and its arrival (a busy event loop, the network) must not
+    eat the window's headroom: the next call into the chat waits from the answer."""
+    clock = Clock()
+    budget = CallBudget(Limits(private_calls=1, private_window=1.1), clock)
+    assert await granted(budget, PRIVATE, Priority.TURN)
+    clock.now += 0.3  # the call reaches Telegram, and is answered, this much later
+    budget.arrived(PRIVATE)
+    clock.now += 1.0
+    assert not await granted(budget, PRIVATE, Priority.TURN), "1.0 s after it arrived"
+    clock.now += 0.1
+    assert await granted(budget, PRIVATE, Priority.TURN)

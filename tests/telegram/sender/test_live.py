@@ -332,7 +332,7 @@ async def test_through_ptb_every_call_passes_the_rate_limiter_with_its_keyboard(
     assert limiter.endpoints[3:] == ["editMessageText"] * 3
     assert api.buttons(panel) == []
     boris_panel = api.last_message(boris)
-    assert boris_panel is not None and "Play a 6 or a 8" in boris_panel.text
+    assert boris_panel is not None and "Play a 6 or an 8" in boris_panel.text
     assert not api.stats.errors
 
 

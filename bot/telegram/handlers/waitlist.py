@@ -1,0 +1,132 @@
+"""``/nextgame``: a member of a group asks for a private message when the next game opens
+there (in that forum topic, if he asks in one) — and, when a lobby opens, the people who
+asked are told, once each.
+
+The command is answered in a short reply (:func:`~bot.telegram.handlers.room.say`); a member
+the bot cannot write to yet is told to start it, since the private message is the point. The
+messages to the people waiting go through the sender's notes, each in its reader's language,
+with a link to the lobby once it is posted.
+"""
+
+from __future__ import annotations
+
+import logging
+
+from telegram import Update
+from telegram.ext import ContextTypes
+
+from bot.i18n import translator
+from bot.services.types import GameSnapshot, ServiceError
+from bot.services.waitlist import Waiter
+from bot.telegram.handlers.room import (
+    actor_of,
+    cardroom,
+    chat_of,
+    later,
+    refusal_text,
+    say,
+    speaker,
+)
+from bot.telegram.render.common import esc, game_name
+from bot.telegram.render.content import Button
+from bot.telegram.sender.budget import Priority
+from bot.telegram.sender.notes import Note, message_call
+
+logger = logging.getLogger(__name__)
+
+#: Seconds the messages to the people waiting wait for the lobby to be posted, to link to it;
+#: past that they go without the link.
+LINK_WAIT = 30.0
+#: How a supergroup's id begins (a message there has a link: ``t.me/c/<the rest>/<id>``).
+SUPERGROUP_PREFIX = "-100"
+
+
+async def handle_nextgame(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """``/nextgame`` in a group: a private message when its next game opens here."""
+    message, user, chat = update.effective_message, update.effective_user, update.effective_chat
+    if message is None or user is None or chat is None:
+        return
+    room = cardroom(context)
+    t = await speaker(context, update)
+    try:
+        waiting = await room.waitlist.ask(actor_of(user, message), chat_of(chat, message))
+    except ServiceError as error:
+        lobby = error.args_.get("message_id")
+        say(context, message, t, f"refused:{error.code}", refusal_text(t, error), reply_to=lobby)
+        return
+    name = esc(user.first_name)
+    # Each asker's own answer: another person's just above is not his.
+    key = f"nextgame:{user.id}"
+    if waiting.reachable:
+        say(context, message, t, key, t("waitlist.added", name=name), reply_to=message.message_id)
+        return
+    start = Button(t("waitlist.start_button"), url=f"https://t.me/{context.bot.username}")
+    say(
+        context,
+        message,
+        t,
+        key,
+        t("waitlist.start_first", name=name),
+        keyboard=((start,),),
+        reply_to=message.message_id,
+    )
+
+
+async def announce_lobby(
+    context: ContextTypes.DEFAULT_TYPE, snapshot: GameSnapshot, title: str | None, opener: int
+) -> None:
+    """A lobby opened in a group (``title``) by ``opener``: the people waiting for a game in
+    its chat topic are each sent one private message, and their requests are used up. Its
+    opener is not told (he knows). Returns at once: the messages go once the lobby is posted.
+    """
+    if not snapshot.is_lobby or snapshot.chat_id > 0:
+        return
+    room = cardroom(context)
+    try:
+        waiters = await room.waitlist.claim(snapshot.chat_id, snapshot.topic_id, opener)
+    except Exception as error:  # the database is away: they are told of the next lobby
+        logger.warning("Nobody told of game %s: %s", snapshot.game_id, error)
+        return
+    if waiters:
+        later(_tell(context, snapshot, title or "", waiters))
+
+
+async def _tell(
+    context: ContextTypes.DEFAULT_TYPE, snapshot: GameSnapshot, title: str, waiters: list[Waiter]
+) -> None:
+    """Once the lobby is posted (or after :data:`LINK_WAIT`), a message to each waiter."""
+    room = cardroom(context)
+
+    async def recorded() -> int | None:
+        return (await room.play.snapshot(snapshot.game_id)).table_message_id
+
+    try:
+        message_id = await room.tables.wait(snapshot.game_id, recorded, LINK_WAIT)
+    except Exception as error:  # the database is away: the message goes without the link
+        logger.warning("No link to game %s for the people waiting: %s", snapshot.game_id, error)
+        message_id = None
+    link = lobby_link(snapshot, message_id)
+    for waiter in waiters:
+        t = translator(waiter.language)
+        words = {"game": esc(game_name(t, snapshot.game_key)), "chat": esc(title)}
+        if link is None:
+            call = message_call(waiter.user_id, t("waitlist.opened_elsewhere", **words))
+        else:
+            button = Button(t("waitlist.join_button"), url=link)
+            call = message_call(waiter.user_id, t("waitlist.opened", **words), ((button,),))
+        key = ("nextgame", snapshot.game_id)
+        room.notes.post(Note(waiter.user_id, call, Priority.REPLY, key=key))
+    logger.info("%d people told that game %s opened", len(waiters), snapshot.game_id)
+
+
+def lobby_link(snapshot: GameSnapshot, message_id: int | None) -> str | None:
+    """A link to the lobby's message, for the members of its group: only a supergroup's
+    messages have one (``t.me/c/<id without -100>/<message id>``)."""
+    chat = str(snapshot.chat_id)
+    if (
+        message_id is None
+        or snapshot.chat_kind != "supergroup"
+        or not chat.startswith(SUPERGROUP_PREFIX)
+    ):
+        return None
+    return f"https://t.me/c/{chat.removeprefix(SUPERGROUP_PREFIX)}/{message_id}"
