@@ -14,7 +14,7 @@ import asyncio
 import os
 import re
 import time
-from collections.abc import AsyncIterator, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass
 from itertools import pairwise
 from pathlib import Path
@@ -559,6 +559,21 @@ def cards(text: str) -> tuple[Card, ...]:
 DOUBLE = "Once is enough — that tap counted."
 
 
+async def until_true(
+    h: Harness, anna: FakeUser, boris: FakeUser, done: Callable[[], bool]
+) -> None:
+    """Press Ready and «Давай-ка!», or let time pass, until ``done`` (a round is on)."""
+    for _ in range(200):
+        if done():
+            return
+        ready = [p for p in playable(h, anna) + playable(h, boris) if not p.is_move]
+        if ready:
+            await press_one(h, ready[0])
+        else:
+            await h.tick(1.0)
+    raise AssertionError("the round never came")
+
+
 async def test_a_double_tap_on_a_pile_plays_one_card(harness: Harness) -> None:
     """A finger's double tap is one press: the second would otherwise play the card beneath,
     which the player has not seen yet."""
@@ -567,17 +582,8 @@ async def test_a_double_tap_on_a_pile_plays_one_card(harness: Harness) -> None:
     anna, boris = api.add_user("Anna"), api.add_user("Boris")
     group = api.add_group("Card club", admins=[anna], members=[boris])
     game_id = await start_game(h, group, anna, boris)
-    for _ in range(200):
-        moves = [p for p in playable(h, anna) if p.is_move]
-        if moves:
-            break
-        ready = playable(h, anna) + playable(h, boris)
-        if ready:
-            await press_one(h, ready[0])
-        else:
-            await h.tick(1.0)
-    else:
-        raise AssertionError("Anna never had a card to play")
+    await until_true(h, anna, boris, lambda: any(p.is_move for p in playable(h, anna)))
+    moves = [p for p in playable(h, anna) if p.is_move]
     version, _ = await game_state(h, game_id)
     # Both taps reach the bot at the same moment of its press clock, however loaded the
     # machine is (the verdict must not depend on how fast the two are handled).
@@ -601,17 +607,9 @@ async def test_a_crafted_card_is_refused_as_an_old_press_is(harness: Harness) ->
     anna, boris = api.add_user("Anna"), api.add_user("Boris")
     group = api.add_group("Card club", admins=[anna], members=[boris])
     game_id = await start_game(h, group, anna, boris)
-    for _ in range(50):
-        version, state = await game_state(h, game_id)
-        if state.phase == "play":
-            break
-        ready = playable(h, anna) + playable(h, boris)
-        if ready:
-            await press_one(h, ready[0])
-        else:
-            await h.tick(1.0)
-    else:
-        raise AssertionError("the round never started")
+    await until_true(h, anna, boris, lambda: any(p.is_move for p in playable(h, anna)))
+    version, state = await game_state(h, game_id)
+    assert state.phase == "play"
     hidden = next(pile[0] for pile in state.rows[0] if len(pile) > 1)
     own = panel(h, anna)
     assert own is not None
