@@ -256,20 +256,28 @@ async def test_a_decision_that_follows_ones_own_move_pings_too(harness: Harness)
 async def test_where_the_bot_may_pin_the_live_table_stays_pinned_and_is_unpinned_at_the_end(
     harness: Harness,
 ) -> None:
+    """Buried once, the table comes back and is pinned (silently) where the bot may pin: from
+    then on chatter cannot bury it, and nothing is sent anew; at the end it is unpinned."""
     h, api = harness, harness.api
     anna, boris = api.add_user("Anna"), api.add_user("Boris")
     group = api.add_group("Card club", admins=[anna], members=[boris], bot_admin=True)
     await say(h, anna, group, "/new rank")
-    assert group.pinned_message_ids == [], "a lobby is not pinned"
     await press(h, boris, h.table(group), "✋ Join")
     await press(h, anna, h.table(group), "▶️ Start")
+    players = [anna, boris]
+    assert group.pinned_message_ids == [], "in sight: no question, no pin"
+    await chatter(h, boris, group, 10)
+    player = mover(h, players)
+    assert player is not None
+    await move(h, player)
+    await h.settle()
     (table,) = tables(h, group)
-    assert group.pinned_message_ids == [table.message_id]
+    assert group.pinned_message_ids == [table.message_id], "brought back, and pinned"
     pin = api.calls_of("pinChatMessage")[-1]
     assert pin.get("disable_notification") in (True, "true"), "pinned silently"
     await chatter(h, boris, group, 10)
     sends = sent_to(h, group)
-    player = mover(h, [anna, boris])
+    player = mover(h, players)
     assert player is not None
     await move(h, player)
     assert tables(h, group) == [table], "pinned, it is in sight: edited where it is"

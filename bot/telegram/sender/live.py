@@ -195,6 +195,8 @@ class Publisher:
         self._may_pin: dict[int, bool] = {}
         #: Asks Telegram whether the bot may pin messages in a group (``None``: never pin).
         self.can_pin: Callable[[int], Awaitable[bool]] | None = None
+        self._asking_pin: set[int] = set()
+        self._pin_tasks: set[asyncio.Task[None]] = set()
         #: When each panel was last sent anew for a ``/start`` (loop time): (game, seat).
         self._recalled: dict[tuple[int, int], float] = {}
 
@@ -337,17 +339,17 @@ class Publisher:
         if len(self._may_pin) > 10_000:
             self._may_pin.clear()  # a rough memory: a chat forgotten is tried once again
 
-    async def _keep_pinned(self, slot: Slot) -> None:
+    def _keep_pinned(self, slot: Slot) -> None:
         """A game's live table is pinned in its group — silently — where the bot may pin,
         so that chatter cannot bury it; at the game's end it is unpinned. Whether it may is
-        asked of Telegram once a group (:attr:`can_pin`), then told by its membership's
-        changes (:meth:`may_pin`)."""
+        asked of Telegram once a group, when a table there first gets buried (:attr:`can_pin`),
+        then told by its membership's changes (:meth:`may_pin`)."""
         if slot.private or slot.seat is not None or slot.message_id is None:
             return
         playing = slot.ticket.priority is Priority.TABLE and not slot.final
         if playing == slot.pinned:
             return
-        if playing and not await self._allowed_to_pin(slot.chat_id):
+        if playing and not self._allowed_to_pin(slot.chat_id, ask=False):
             return
         endpoint = "pinChatMessage" if playing else "unpinChatMessage"
         data: dict[str, Any] = {"chat_id": slot.chat_id, "message_id": slot.message_id}
@@ -365,16 +367,37 @@ class Publisher:
 
         self.notes.post(note).outcome.add_done_callback(refused)
 
-    async def _allowed_to_pin(self, chat_id: int) -> bool:
+    def _allowed_to_pin(self, chat_id: int, *, ask: bool) -> bool:
+        """Whether the bot may pin in the group, as known. Not known yet and ``ask`` (a table
+        got buried: pinning is what would keep it in sight), Telegram is asked in the
+        background — the delivery does not wait; the group's live tables are pinned when the
+        answer is yes. Asked only then: a group whose tables stay in sight costs no question."""
         allowed = self._may_pin.get(chat_id)
-        if allowed is None:
-            try:
-                allowed = self.can_pin is not None and await self.can_pin(chat_id)
-            except Exception as error:  # Telegram cannot say now: brought back when buried
-                logger.info("Could not tell whether the bot may pin in %s: %s", chat_id, error)
-                return False
-            self.may_pin(chat_id, allowed)
-        return allowed
+        if (
+            allowed is None
+            and ask
+            and self.can_pin is not None
+            and chat_id not in self._asking_pin
+        ):
+            self._asking_pin.add(chat_id)
+            task = asyncio.create_task(self._ask_pin(chat_id, self.can_pin))
+            self._pin_tasks.add(task)
+            task.add_done_callback(self._pin_tasks.discard)
+        return bool(allowed)
+
+    async def _ask_pin(self, chat_id: int, can_pin: Callable[[int], Awaitable[bool]]) -> None:
+        try:
+            allowed = await can_pin(chat_id)
+        except Exception as error:
+            # Telegram cannot say: the table is brought back when buried.
+            logger.info("Could not tell whether the bot may pin in %s: %s", chat_id, error)
+            allowed = False
+        finally:
+            self._asking_pin.discard(chat_id)
+        self.may_pin(chat_id, allowed)
+        if allowed:  # the group's live tables are pinned now, not at their next change
+            for slot in [s for s in self._slots.values() if s.chat_id == chat_id]:
+                self._keep_pinned(slot)
 
     def _under(self, slot: Slot) -> bool:
         """Whether :data:`BURIED_AFTER` messages or more have come after the slot's."""
@@ -597,6 +620,7 @@ class Publisher:
                 self.budget.put_back(slot.chat_id)
                 continue
             if self._buried(slot) and not slot.final:
+                self._allowed_to_pin(slot.chat_id, ask=True)  # pinned from now on, if it may
                 slot.renew = True  # back into sight: sent anew, the old one deleted
                 self._returned[slot.game_id] = loop.time()
             if slot.private:
@@ -605,7 +629,7 @@ class Publisher:
                 await self._deliver(slot, content)
                 slot.sent = shown
                 slot.failures = 0
-                await self._keep_pinned(slot)
+                self._keep_pinned(slot)
                 await self._after_turn(slot)
             except BadRequest as error:
                 # PTB files it under NetworkError, but sending it again changes nothing.
