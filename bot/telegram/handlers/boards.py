@@ -38,7 +38,14 @@ from bot.services.stats import StatsService
 from bot.services.types import ServiceError
 from bot.telegram.callbacks import BadCallback
 from bot.telegram.handlers.buttons import answer_query
-from bot.telegram.handlers.room import cardroom, say, speaker, topic_of
+from bot.telegram.handlers.room import (
+    cardroom,
+    menu_aged,
+    private_copy,
+    say,
+    speaker,
+    topic_of,
+)
 from bot.telegram.render.boards import (
     BoardPress,
     HistoryPress,
@@ -53,10 +60,9 @@ from bot.telegram.render.boards import (
     render_summary,
     short_name,
 )
-from bot.telegram.render.common import esc
 from bot.telegram.render.content import Content
 from bot.telegram.sender.budget import Priority
-from bot.telegram.sender.notes import NO_PREVIEW, Note, message_call
+from bot.telegram.sender.notes import Note, message_call
 from bot.telegram.sender.replies import Verdict
 
 logger = logging.getLogger(__name__)
@@ -175,14 +181,14 @@ async def handle_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     # Without a chart (its worker failed: logged) the numbers still go out, as text.
     chart = await room.charts.chart(subject.id, t.language, chart_request(t, stats))
     topic = topic_of(message)
-    data: dict[str, Any] = {"chat_id": message.chat_id, "parse_mode": "HTML"}
-    if topic:
-        data["message_thread_id"] = topic
     notes = []
     if chart is None or not fits:
-        notes.append(("sendMessage", {**data, "text": text, "link_preview_options": NO_PREVIEW}))
+        notes.append(message_call(message.chat_id, text, topic=topic))
     if chart is not None:
-        photo = {**data, "photo": InputFile(chart, filename="rating.png")}
+        photo: dict[str, Any] = {"chat_id": message.chat_id, "parse_mode": "HTML"}
+        if topic:
+            photo["message_thread_id"] = topic
+        photo["photo"] = InputFile(chart, filename="rating.png")
         if fits:
             photo["caption"] = text
         notes.append(("sendPhoto", photo))
@@ -218,11 +224,7 @@ async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
         if not _is_board(message):
             # Forged data on a table or a panel: it is never redrawn as a board.
             raise BadCallback("not a board")
-        kind = "top" if isinstance(press, BoardPress) else "history"
-        topic = topic_of(message)
-        menus = room.menus
-        if menus.aged(message.chat.id, topic, kind, message.message_id, message.date.timestamp()):
-            menus.disarm(message.chat.id, message.message_id)
+        if menu_aged(context, message, "top" if isinstance(press, BoardPress) else "history"):
             await answer_query(query, {"text": t("menu.expired_board")})
             return
         content = await _pressed(t, _stats(context), press, message.chat)
@@ -251,7 +253,6 @@ def _redraw(
     if not room.menus.showing(chat_id, message_id, hash((content.text, content.keyboard))):
         return
     group = chat_id < 0
-    heading = t("reply.from_group", chat=esc(message.chat.title or ""))
     note = Note(
         chat_id,
         message_call(chat_id, content.text, content.keyboard, edit=message_id),
@@ -259,7 +260,7 @@ def _redraw(
         share=("topic", topic_of(message)),
         key=("redraw", chat_id, message_id),
         asker=query.from_user.id if group else None,
-        private_text=heading + "\n\n" + content.text if group else None,
+        private_text=private_copy(t, message.chat, content.text) if group else None,
     )
     room.notes.post(note)
     room.menus.watch(chat_id, message_id, note)

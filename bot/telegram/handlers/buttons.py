@@ -29,9 +29,9 @@ from bot.telegram.handlers.room import (
     chat_of,
     deep_link,
     later,
+    menu_aged,
     personal,
     refusal_text,
-    topic_of,
 )
 from bot.telegram.handlers.waitlist import announce_lobby
 from bot.telegram.render import press_answer, press_refusal
@@ -143,17 +143,6 @@ def origin_of(query: CallbackQuery) -> Origin:
     return Origin(message.chat.id, message.message_id)
 
 
-def _aged(context: ContextTypes.DEFAULT_TYPE, message: Message, kind: str) -> bool:
-    """Whether a picker pressed has aged (a newer one replaced it, or it is old): its buttons
-    go, and the press does nothing."""
-    menus = cardroom(context).menus
-    topic = topic_of(message)
-    if menus.aged(message.chat.id, topic, kind, message.message_id, message.date.timestamp()):
-        menus.disarm(message.chat.id, message.message_id)
-        return True
-    return False
-
-
 async def _dispatch(
     press: callbacks.Press, query: CallbackQuery, context: ContextTypes.DEFAULT_TYPE, t: Translator
 ) -> dict[str, Any]:
@@ -248,7 +237,7 @@ async def _dispatch(
         case callbacks.NewGame(key):
             if key not in available_games() or message is None:
                 raise callbacks.BadCallback(key)
-            if _aged(context, message, "new"):
+            if menu_aged(context, message, "new"):
                 return {"text": t("menu.expired")}
             await open_lobby(context, message, user, message.chat, key)
             return {}
@@ -257,7 +246,7 @@ async def _dispatch(
                 raise callbacks.BadCallback(key)
             return await _rules_in_private(context, user, key, t)
         case callbacks.LanguagePress(code):
-            if message is not None and _aged(context, message, "language"):
+            if message is not None and menu_aged(context, message, "language"):
                 return {"text": t("menu.expired")}
             where = (
                 chat_of(message.chat, message)

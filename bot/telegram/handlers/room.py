@@ -214,8 +214,7 @@ def say(
     group = chat.id < 0
     private_text = None
     if group and asker:
-        title = esc(chat.title or "")
-        private_text = t("reply.from_group", chat=title) + "\n\n" + text
+        private_text = private_copy(t, chat, text)
     note = Note(
         chat.id,
         message_call(chat.id, text, keyboard, topic=topic, reply_to=reply_to),
@@ -249,6 +248,23 @@ def later(work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
     _later.add(task)
     task.add_done_callback(_later.discard)
     return task
+
+
+def private_copy(t: Translator, chat: Chat, text: str) -> str:
+    """What a person asked for in a group, as his private chat gets it when the group could
+    not: a line naming the group, then the text."""
+    return t("reply.from_group", chat=esc(chat.title or "")) + "\n\n" + text
+
+
+def menu_aged(context: ContextTypes.DEFAULT_TYPE, message: Message, kind: str) -> bool:
+    """Whether a board or picker pressed has aged (a newer one replaced it, or it is old):
+    its buttons go, and the press does nothing."""
+    menus = cardroom(context).menus
+    chat_id, dated = message.chat.id, message.date.timestamp()
+    if menus.aged(chat_id, topic_of(message), kind, message.message_id, dated):
+        menus.disarm(chat_id, message.message_id)
+        return True
+    return False
 
 
 def deep_link(context: ContextTypes.DEFAULT_TYPE, token: str) -> str:
