@@ -12,7 +12,6 @@ import logging
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
-from urllib.parse import urlsplit
 
 from pydantic import ValidationError
 
@@ -123,31 +122,15 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from telegram.error import InvalidToken
 
-    from bot.app import ALLOWED_UPDATES, build_application
+    from bot.app import build_application
+    from bot.serve import serve
     from bot.storage.migrate import upgrade
 
     upgrade(settings.database_url)
     application = build_application(settings, settle_memory=True)
     try:
         log_in(application)
-        if settings.webhook_url:
-            if settings.webhook_secret is None:
-                logger.info(
-                    "WEBHOOK_SECRET is not set: the webhook accepts only posts carrying a "
-                    "secret derived from the token"
-                )
-            application.run_webhook(
-                listen=settings.webhook_listen,
-                port=settings.webhook_port,
-                webhook_url=settings.webhook_url,
-                # The path Telegram posts to, as it arrives behind a proxy that keeps it.
-                url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
-                # Tornado answers 403 to a post without it: no update from anyone else.
-                secret_token=webhook_secret,
-                allowed_updates=list(ALLOWED_UPDATES),
-            )
-        else:
-            application.run_polling(allowed_updates=list(ALLOWED_UPDATES))
+        serve(application, settings)
     except InvalidToken as error:
         # The exception's own message quotes the token; its cause is Telegram's answer.
         answer = redactor.redact(str(error.__cause__ or error))
