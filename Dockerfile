@@ -20,6 +20,8 @@ RUN pip install ".[postgres]" \
 
 USER cardroom
 VOLUME ["/data"]
+# The webhook (with /healthz, /readyz, /metrics); in polling mode those three on HEALTH_PORT.
+EXPOSE 8443 9464
 
 # The bot applies the migrations itself before it starts (alembic upgrade head).
 CMD ["python", "-m", "bot"]

@@ -12,6 +12,7 @@ import logging
 import sys
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
+from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import ValidationError
 
@@ -29,6 +30,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger(__name__)
 
 SANDBOX_PORT = 8080
+#: Where python-telegram-bot reaches Telegram unless ``TELEGRAM_API_BASE_URL`` says otherwise.
+TELEGRAM_API = "https://api.telegram.org"
 
 
 def configure_logging(level: str, secrets: Mapping[str, str] | None = None) -> SecretRedactor:
@@ -43,6 +46,8 @@ def configure_logging(level: str, secrets: Mapping[str, str] | None = None) -> S
     logging.getLogger("httpx").setLevel(logging.WARNING)
     # APScheduler warns when a poll is skipped because the previous one still runs: expected.
     logging.getLogger("apscheduler").setLevel(logging.ERROR)
+    # Alembic names each of its plugins at INFO as it loads them: noise at every start.
+    logging.getLogger("alembic.runtime.plugins").setLevel(logging.WARNING)
     redactor = SecretRedactor(secrets or {})
     redact_logs(redactor)
     redact_uncaught_exceptions(redactor)
@@ -115,32 +120,80 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValidationError as error:
         return report_bad_settings(error)
     except MissingTokenError as error:
-        print(f"cardroom: {error}", file=sys.stderr)
-        return 2
+        return report_fault(str(error))
     webhook_secret = settings.webhook_secret_token() if settings.webhook_url else None
     redactor = configure_logging(settings.log_level, secrets_to_redact(token, webhook_secret))
 
-    from telegram.error import InvalidToken
+    from telegram.error import BadRequest, InvalidToken, NetworkError
 
     from bot.app import build_application
-    from bot.serve import serve
-    from bot.storage.migrate import upgrade
+    from bot.serve import ServeError, serve
+    from bot.startup import StartUpError, check_database_url, lock_failure, prepare_database
+    from bot.storage.leadership import AnotherProcess, SqliteLeadership, leadership_for
 
-    upgrade(settings.database_url)
+    try:
+        # Before anything reads the URL: one the bot cannot open is one line, not a traceback.
+        check_database_url(settings.database_url)
+    except StartUpError as error:
+        return report_fault(str(error))
+    leadership = leadership_for(settings.database_url, token)
+    if isinstance(leadership, SqliteLeadership):
+        try:
+            leadership.claim()  # one process per SQLite file: a second one stops here
+        except AnotherProcess as error:
+            return report_fault(str(error))
+        except OSError as error:  # a folder the bot may not write: no lock file
+            return report_fault(lock_failure(settings.database_url, error))
+    try:
+        prepare_database(settings.database_url)
+    except StartUpError as error:
+        return report_fault(str(error))
     application = build_application(settings, settle_memory=True)
     try:
         log_in(application)
-        serve(application, settings)
+        return serve(application, settings, leadership)
     except InvalidToken as error:
         # The exception's own message quotes the token; its cause is Telegram's answer.
         answer = redactor.redact(str(error.__cause__ or error))
-        print(
-            f"cardroom: Telegram refused TELEGRAM_BOT_TOKEN ({answer}): "
-            "copy the token from @BotFather again",
-            file=sys.stderr,
+        return report_fault(
+            f"Telegram refused TELEGRAM_BOT_TOKEN ({answer}): copy the token from @BotFather again"
         )
-        return 2
+    except ServeError as error:
+        return report_fault(str(error))
+    except NetworkError as error:
+        if isinstance(error, BadRequest):  # an answer from Telegram, not a network fault
+            raise
+        return report_fault(redactor.redact(unreachable(settings.telegram_api_base_url, error)))
     return 0
+
+
+def report_fault(line: str) -> int:
+    """``line`` on stderr as the bot's last word; the exit status for a start-up fault."""
+    print(f"cardroom: {line}", file=sys.stderr)
+    return 2
+
+
+def unreachable(base_url: str | None, error: Exception) -> str:
+    """Why the bot could not reach the Bot API at ``base_url`` (Telegram's when ``None``),
+    with what to check; a password in ``base_url`` is hidden."""
+    if base_url is None:
+        return (
+            f"could not reach Telegram at {TELEGRAM_API}: {error}; "
+            "check that this machine can reach it (network, firewall, proxy)"
+        )
+    return (
+        f"could not reach the Bot API at TELEGRAM_API_BASE_URL {without_password(base_url)}: "
+        f"{error}; check that this server runs and the URL is right"
+    )
+
+
+def without_password(url: str) -> str:
+    """``url`` with the password of its ``user:password@`` part, if any, as ``***``."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    host = parts.netloc.rpartition("@")[2]
+    return urlunsplit(parts._replace(netloc=f"{parts.username or ''}:***@{host}"))
 
 
 def sandbox(port: int, database_url: str | None) -> int:
@@ -148,14 +201,17 @@ def sandbox(port: int, database_url: str | None) -> int:
     try:
         from bot.i18n import SUPPORTED_LANGUAGES
         from bot.sandbox.run import SANDBOX_DATABASE_URL, run_sandbox
-        from bot.storage.migrate import upgrade
+        from bot.startup import StartUpError, prepare_database
 
         try:
             settings = Settings(database_url=database_url or SANDBOX_DATABASE_URL)
         except ValidationError as error:
             return report_bad_settings(error)
         configure_logging(settings.log_level)
-        upgrade(settings.database_url)
+        try:
+            prepare_database(settings.database_url, setting="--database-url")
+        except StartUpError as error:
+            return report_fault(str(error))
         return run_sandbox(settings, port=port, languages=SUPPORTED_LANGUAGES)
     except KeyboardInterrupt:  # Ctrl-C while starting
         return 0

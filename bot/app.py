@@ -18,6 +18,7 @@ from telegram.ext import Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
 from bot.services.games import GameStore
+from bot.services.inbox import InboxService
 from bot.services.languages import LanguageService
 from bot.services.lobby import LobbyService
 from bot.services.locks import GameLocks
@@ -31,6 +32,7 @@ from bot.storage.database import Database
 from bot.telegram import handlers
 from bot.telegram.commands import register_commands
 from bot.telegram.handlers import Cardroom
+from bot.telegram.inbox import InboxReader
 from bot.telegram.intake import Intake
 from bot.telegram.poller import POLL_SECONDS, DeadlinePoller
 from bot.telegram.rights import TelegramRights
@@ -61,8 +63,10 @@ def file_url_for(base_url: str) -> str:
 
 async def catch_up(room: Cardroom, *, retry_after: float = 30.0) -> None:
     """Redraw the open games whose newest changes may not have reached their chats (the
-    process stopped while they were on their way); the others are as the players see them.
-    If the database cannot be read, it is tried again a little later, said once in the log."""
+    process — or the leader before this one — stopped while they were on their way); take up
+    the others as the players see them, without a call (their messages' ids, who is to be
+    pinged). If the database cannot be read, it is tried again a little later, said once in
+    the log."""
     while True:
         try:
             for game_id in await room.play.unshown_ids():
@@ -72,6 +76,13 @@ async def catch_up(room: Cardroom, *, retry_after: float = 30.0) -> None:
                     continue
                 room.publisher.publish(snapshot)
                 await asyncio.sleep(0)  # presses and timers go on meanwhile
+            for game_id in await room.play.shown_ids():
+                try:
+                    snapshot = await room.play.snapshot(game_id)
+                except ServiceError:
+                    continue
+                room.publisher.adopt(snapshot)
+                await asyncio.sleep(0)
         except Exception:
             logger.exception("Catching up failed; trying again in %.0f s", retry_after)
             await asyncio.sleep(retry_after)
@@ -120,7 +131,8 @@ def build_application(
     # Updates are handled side by side (no handler waits for a chat's budget: the sender
     # does). Presses on one game are ordered by the game's lock and its version check, so
     # handling them together is safe.
-    builder = ApplicationBuilder().token(settings.require_token()).concurrent_updates(Intake())
+    intake = Intake()
+    builder = ApplicationBuilder().token(settings.require_token()).concurrent_updates(intake)
     # One budget for every call into a chat: the publisher's and the handlers' replies.
     budget = CallBudget(limits, by_priority=prioritised)
     limiter = BudgetRateLimiter(budget)
@@ -197,6 +209,10 @@ def build_application(
         waitlist=WaitlistService(db),
     )
     application.bot_data["cardroom"] = room
+    # Updates stored before Telegram hears they arrived; the leader hands them over.
+    reader = InboxReader(InboxService(db, clock), application.bot, application.update_queue)
+    reader.attach(intake)
+    application.bot_data["inbox"] = reader
     publisher.on_chat_moved = room.move_chat
     publisher.on_unreachable = room.seat_unreachable
     publisher.on_shown = play.mark_shown

@@ -1,34 +1,291 @@
-"""Running the bot: long polling or a webhook server, until a signal stops it."""
+"""Running the bot as one of several processes, or alone, until a signal stops it.
+
+Every process serves the web routes at once — the webhook (updates stored in the inbox before
+Telegram hears 200), ``/healthz``, ``/readyz``, ``/metrics`` — and asks for the lead
+(:mod:`bot.storage.leadership`). The leader alone handles the inbox, runs the deadlines,
+computer moves and pings, and owns the sender; in polling mode it alone polls. Taking the lead,
+it starts from the previous leader's flood windows (written behind its calls) and delivers
+what was changed but not shown, editing the same messages.
+
+SIGTERM (or SIGINT) hands over at once: no more work is taken, deliveries are dropped (the next
+leader makes them from the database), the lock is released, and what is in hand finishes
+within a bounded time — the process is gone in well under three seconds.
+"""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import logging
+import signal
+import time
+from collections.abc import Awaitable, Callable
+from typing import Any
 from urllib.parse import urlsplit
 
+from telegram.error import TelegramError
+from tornado.httpserver import HTTPServer
+from tornado.web import Application as WebApplication
+
 from bot.app import ALLOWED_UPDATES, App
+from bot.services.inbox import KEEP_CALLS
 from bot.settings import Settings
+from bot.storage.leadership import Leadership, leadership_for
+from bot.telegram import metrics
+from bot.telegram.handlers import Cardroom
+from bot.telegram.inbox import MAX_POST_BYTES, InboxReader, WebhookHandler, poll
+from bot.telegram.sender.budget import CallBudget
 
 logger = logging.getLogger(__name__)
 
+#: A new leader sends nothing for this long: its predecessor's last calls may not have been
+#: written yet, and a private chat's window is about a second.
+HOLD_SECONDS = 1.2
+#: Seconds between two writes of the leader's calls, and between two tidies of the inbox.
+JOURNAL_EVERY, TIDY_EVERY = 0.25, 600.0
+#: Seconds between two counts of the live games (for ``/metrics``).
+COUNT_EVERY = 10.0
+#: Bounds on handing over: what is in hand finishes within ``FINISH_SECONDS``, and each
+#: step of the shutdown after it within ``STEP_SECONDS``.
+FINISH_SECONDS, STEP_SECONDS = 1.0, 0.5
 
-def serve(application: App, settings: Settings) -> None:
-    """Take updates (webhook when ``WEBHOOK_URL`` is set, long polling otherwise) until
-    SIGINT or SIGTERM."""
-    if settings.webhook_url:
-        if settings.webhook_secret is None:
+
+class ServeError(Exception):
+    """The bot cannot serve (its port is taken): said in one line."""
+
+
+class Process:
+    """One bot process: its web server, its role, and the work it does while it leads."""
+
+    def __init__(
+        self, application: App, settings: Settings, leadership: Leadership | None = None
+    ) -> None:
+        if leadership is None:
+            leadership = leadership_for(settings.database_url, settings.require_token())
+        self.application = application
+        self.settings = settings
+        self.leadership = leadership
+        self.room: Cardroom = application.bot_data["cardroom"]
+        self.reader: InboxReader = application.bot_data["inbox"]
+        self.role: metrics.Role = "standby"
+        self.stopping = asyncio.Event()
+        #: Set once this process leads and is taking updates.
+        self.leading = asyncio.Event()
+        self._server: HTTPServer | None = None
+        self._tasks: list[asyncio.Task[Any]] = []
+        self._started = False
+
+    # -- the web routes ---------------------------------------------------------------
+
+    def routes(self) -> list[tuple[str, Any, dict[str, Any]]]:
+        routes: list[tuple[str, Any, dict[str, Any]]] = list(metrics.routes(self.readiness))
+        if self.settings.webhook_url:
+            path = urlsplit(self.settings.webhook_url).path or "/"
+            routes.append(
+                (
+                    path,
+                    WebhookHandler,
+                    {"secret": self.settings.webhook_secret_token(), "reader": self.reader},
+                )
+            )
+        return routes
+
+    async def readiness(self) -> metrics.Readiness:
+        try:
+            await self.reader.inbox.lag()
+        except Exception:
+            return metrics.Readiness(database=False, role=self.role)
+        return metrics.Readiness(database=True, role=self.role)
+
+    def listen(self) -> None:
+        """Serve the routes: on the webhook's port, or in polling mode on ``HEALTH_PORT``
+        (0: not at all). A webhook that cannot listen is fatal; health routes are not."""
+        webhook = bool(self.settings.webhook_url)
+        if webhook and self.settings.webhook_secret is None:
             logger.info(
                 "WEBHOOK_SECRET is not set: the webhook accepts only posts carrying a "
                 "secret derived from the token"
             )
-        application.run_webhook(
-            listen=settings.webhook_listen,
-            port=settings.webhook_port,
-            webhook_url=settings.webhook_url,
-            # The path Telegram posts to, as it arrives behind a proxy that keeps it.
-            url_path=urlsplit(settings.webhook_url).path.lstrip("/"),
-            # Tornado answers 403 to a post without it: no update from anyone else.
-            secret_token=settings.webhook_secret_token(),
-            allowed_updates=list(ALLOWED_UPDATES),
-        )
-    else:
-        application.run_polling(allowed_updates=list(ALLOWED_UPDATES))
+        port = self.settings.webhook_port if webhook else self.settings.health_port
+        if not port:
+            return
+        web = WebApplication(self.routes(), log_function=_log_request)
+        server = HTTPServer(web, max_body_size=MAX_POST_BYTES, xheaders=True)
+        try:
+            server.listen(port, self.settings.webhook_listen)
+        except OSError as error:
+            where = f"{self.settings.webhook_listen}:{port}"
+            if webhook:
+                raise ServeError(
+                    f"cannot listen for the webhook on {where} ({error.strerror or error}): "
+                    "set WEBHOOK_PORT to a free port"
+                ) from None
+            logger.warning(
+                "Cannot serve /healthz and /metrics on %s (%s): set HEALTH_PORT to a free "
+                "port, or 0",
+                where,
+                error.strerror or error,
+            )
+            return
+        self._server = server
+
+    # -- the run ------------------------------------------------------------------------
+
+    async def run(self, *, signals: bool = True) -> int:
+        """Serve until :attr:`stopping` is set (by SIGINT or SIGTERM, with ``signals``) or
+        the lead is lost; the exit status."""
+        if signals:
+            loop = asyncio.get_running_loop()
+            for signum in (signal.SIGINT, signal.SIGTERM):
+                loop.add_signal_handler(signum, self.stopping.set)
+        self.listen()
+        await self.application.initialize()
+        self.leadership.on_stored(self.reader.wake)
+        status = 0
+        try:
+            if await self.leadership.acquire(self.stopping):
+                await self.lead()
+                lost = asyncio.create_task(self.leadership.lost.wait())
+                stopping = asyncio.create_task(self.stopping.wait())
+                await asyncio.wait((lost, stopping), return_when=asyncio.FIRST_COMPLETED)
+                for task in (lost, stopping):
+                    task.cancel()
+                if self.leadership.lost.is_set() and not self.stopping.is_set():
+                    logger.warning("No longer the leader: stopping (a standby takes over)")
+                    status = 1
+        finally:
+            await self.hand_over()
+        return status
+
+    async def lead(self) -> None:
+        """Take the lead: the same flood windows as the previous leader, what it had not
+        shown delivered, the inbox handled, the deadlines run."""
+        self.role = "leader"
+        metrics.leading(True)
+        logger.info("This process leads")
+        budget = self.room.publisher.budget
+        inbox = self.reader.inbox
+        budget.restore(await inbox.recent_calls(KEEP_CALLS), time.time())
+        budget.hold(HOLD_SECONDS)
+        budget.journal = []
+        self._spawn(_write_calls(budget, inbox.record_calls), "journal")
+        self._spawn(_every(TIDY_EVERY, inbox.tidy, "tidying the inbox"), "inbox-tidy")
+        self._spawn(_every(COUNT_EVERY, self._count_games, "counting the games"), "games")
+        await self.application.start()
+        self._started = True
+        post_init = self.application.post_init
+        if post_init is not None:
+            await post_init(self.application)
+        self.reader.start()
+        bot = self.application.bot
+        if self.settings.webhook_url:
+            await _try(
+                "set the webhook",
+                bot.set_webhook(
+                    url=self.settings.webhook_url,
+                    secret_token=self.settings.webhook_secret_token(),
+                    allowed_updates=list(ALLOWED_UPDATES),
+                ),
+            )
+        else:
+            await _try("remove a webhook", bot.delete_webhook())
+            self._spawn(poll(bot, self.reader, ALLOWED_UPDATES), "polling")
+        self.leading.set()
+
+    async def hand_over(self) -> None:
+        """Stop at once: take nothing more, drop the deliveries (the next leader makes them),
+        write the calls made, let the lead go, and give what is in hand a moment to finish."""
+        was_leader = self.role == "leader"
+        self.role = "stopping"
+        metrics.leading(False)
+        if self._server is not None:
+            self._server.stop()
+        await self.reader.stop()
+        room = self.room
+        await _bounded(room.publisher.close(), "closing the deliveries")
+        await _bounded(room.notes.close(), "closing the notes")
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, return_exceptions=True)
+        budget = room.publisher.budget
+        if budget.journal:
+            await _bounded(self.reader.inbox.record_calls(budget.journal), "writing the calls")
+        await _bounded(self.leadership.release(), "letting the lead go")
+        if was_leader:
+            logger.info("Handed the lead over")
+        application = self.application
+        if self._started and application.running:
+            await _bounded(application.stop(), "finishing the updates in hand", FINISH_SECONDS)
+        if application.post_shutdown is not None:
+            await _bounded(application.post_shutdown(application), "shutting down")
+        with contextlib.suppress(Exception):
+            await asyncio.wait_for(application.shutdown(), STEP_SECONDS)
+
+    async def _count_games(self) -> None:
+        metrics.live_games(await self.room.play.live_count())
+
+    def _spawn(self, work: Awaitable[Any], name: str) -> None:
+        self._tasks.append(asyncio.ensure_future(work))
+        self._tasks[-1].set_name(name)
+
+
+async def _write_calls(
+    budget: CallBudget, record: Callable[[list[tuple[int, float]]], Awaitable[None]]
+) -> None:
+    """Write the calls the leader made, a few times a second."""
+    while True:
+        await asyncio.sleep(JOURNAL_EVERY)
+        calls, budget.journal = budget.journal or [], []
+        if not calls:
+            continue
+        try:
+            await record(calls)
+        except Exception as error:
+            logger.warning("Could not write %d calls (%s); trying again", len(calls), error)
+            budget.journal = calls + (budget.journal or [])
+
+
+async def _every(seconds: float, work: Callable[[], Awaitable[None]], what: str) -> None:
+    while True:
+        try:
+            await work()
+        except Exception as error:
+            logger.warning("Failed %s (%s); trying again later", what, error)
+        await asyncio.sleep(seconds)
+
+
+async def _try(what: str, call: Awaitable[Any]) -> None:
+    try:
+        await call
+    except TelegramError as error:
+        logger.warning("Could not %s: %s", what, error)
+
+
+async def _bounded(work: Awaitable[Any], what: str, seconds: float = STEP_SECONDS) -> None:
+    try:
+        await asyncio.wait_for(work, seconds)
+    except TimeoutError:
+        logger.warning("Gave up %s after %.1f s", what, seconds)
+    except Exception as error:
+        logger.warning("Failed %s: %s", what, error)
+
+
+def _log_request(handler: Any) -> None:
+    """Tornado's access log, quiet: a refused post (403, 400) at INFO, a failure at
+    WARNING; the webhook's and the probes' every answer would drown the log."""
+    status = handler.get_status()
+    if status < 400:
+        return
+    level = logging.WARNING if status >= 500 else logging.INFO
+    request = handler.request
+    logger.log(level, "%s %s answered %d", request.method, request.path, status)
+
+
+def serve(application: App, settings: Settings, leadership: Leadership) -> int:
+    """Run until SIGINT or SIGTERM (or until the lead is lost); the exit status."""
+    loop = asyncio.get_event_loop()
+    process = Process(application, settings, leadership)
+    try:
+        return loop.run_until_complete(process.run())
+    finally:
+        loop.close()

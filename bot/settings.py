@@ -16,6 +16,11 @@ DEFAULT_DATABASE_URL = "sqlite+aiosqlite:///./data/cardroom.db"
 
 #: What Telegram accepts as a webhook's ``secret_token``.
 WEBHOOK_SECRET_PATTERN = re.compile(r"[A-Za-z0-9_-]{1,256}")
+#: The fewest characters a configured webhook secret may have: a shorter one can be guessed.
+WEBHOOK_SECRET_MIN_LENGTH = 16
+#: The shape of a bot token from @BotFather: the bot's id, a colon, then the secret part
+#: (35 characters today; any 30 or more are taken, so a longer one Telegram may issue passes).
+TOKEN_PATTERN = re.compile(r"[0-9]+:[A-Za-z0-9_-]{30,}")
 #: The message of the HMAC that derives a webhook secret from the token (see
 #: :meth:`Settings.webhook_secret_token`); changing it changes every derived secret.
 WEBHOOK_SECRET_DERIVATION = b"cardroom webhook secret"
@@ -41,7 +46,26 @@ class Settings(BaseSettings):
     # Loopback: a TLS proxy on the same host forwards to it. A container sets 0.0.0.0.
     webhook_listen: str = "127.0.0.1"
     webhook_port: int = Field(default=8443, ge=1, le=65535)
+    # /healthz, /readyz and /metrics in polling mode (in webhook mode: on WEBHOOK_PORT);
+    # 0 serves none.
+    health_port: int = Field(default=9464, ge=0, le=65535)
     log_level: str = "INFO"
+
+    @field_validator("telegram_bot_token", mode="before")
+    @classmethod
+    def _token_shaped_like_botfathers(cls, value: Any) -> Any:
+        raw = value.get_secret_value() if isinstance(value, SecretStr) else value
+        if not isinstance(raw, str):
+            return value  # pydantic says what it must be
+        # A token pasted with a space or a line break around it is still the token.
+        token = raw.strip()
+        if token and not TOKEN_PATTERN.fullmatch(token):
+            # The message never quotes the value: it is a secret, however mistyped.
+            raise ValueError(
+                "is not shaped like a token from @BotFather: the bot's id (digits), a colon, "
+                "then 35 letters, digits, _ or - (like 123456789:AAH…); copy it again"
+            )
+        return token
 
     @field_validator("webhook_secret", mode="before")
     @classmethod
@@ -51,7 +75,14 @@ class Settings(BaseSettings):
             return None  # ``WEBHOOK_SECRET=`` as in .env.example: derive one
         if not isinstance(raw, str) or not WEBHOOK_SECRET_PATTERN.fullmatch(raw):
             raise ValueError(
-                "must be 1 to 256 characters, each a letter A-Z or a-z, a digit, _ or -"
+                f"must be {WEBHOOK_SECRET_MIN_LENGTH} to 256 characters, each a letter A-Z or "
+                "a-z, a digit, _ or -"
+            )
+        if len(raw) < WEBHOOK_SECRET_MIN_LENGTH:
+            raise ValueError(
+                f"must be at least {WEBHOOK_SECRET_MIN_LENGTH} characters: a short secret can "
+                "be guessed, and whoever guesses it can post updates to the bot as any user "
+                "(leave it empty to use one derived from the token)"
             )
         return value
 

@@ -17,6 +17,8 @@ def environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.chdir(tmp_path)
     for name in (
         "TELEGRAM_BOT_TOKEN",
+        "TELEGRAM_API_BASE_URL",
+        "DATABASE_URL",
         "TURN_SECONDS",
         "COMPUTER_DELAY_SECONDS",
         "WEBHOOK_URL",
@@ -48,7 +50,7 @@ def test_every_bad_setting_is_reported_and_a_secret_is_not_echoed(
     assert main([]) == 2
     lines = capsys.readouterr().err.splitlines()
     assert lines == [
-        "cardroom: WEBHOOK_SECRET must be 1 to 256 characters, each a letter A-Z or a-z, "
+        "cardroom: WEBHOOK_SECRET must be 16 to 256 characters, each a letter A-Z or a-z, "
         "a digit, _ or -",
         "cardroom: WEBHOOK_PORT must be a whole number (got 'https')",
         "cardroom: LOG_LEVEL must be one of DEBUG, INFO, WARNING, ERROR, CRITICAL (got 'chatty')",
@@ -72,3 +74,32 @@ def test_without_a_token_the_bad_settings_come_first(
     assert main([]) == 2
     err = capsys.readouterr().err
     assert err == "cardroom: TURN_SECONDS must be a whole number (got 'many')\n"
+
+
+def test_a_token_not_shaped_like_one_is_one_line_before_anything_starts(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    mistyped = "123456789:AAFakeTokenForCardroomTests 0123456789"
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", mistyped)
+    assert main([]) == 2
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        "cardroom: TELEGRAM_BOT_TOKEN is not shaped like a token from @BotFather: the bot's id "
+        "(digits), a colon, then 35 letters, digits, _ or - (like 123456789:AAH…); copy it "
+        "again\n"
+    )
+    assert not (tmp_path / "data").exists(), "no database was made"
+
+
+def test_a_webhook_secret_short_enough_to_guess_is_one_line(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setenv("TELEGRAM_BOT_TOKEN", TOKEN)
+    monkeypatch.setenv("WEBHOOK_URL", "https://cards.example.test/hook")
+    monkeypatch.setenv("WEBHOOK_SECRET", "hunter2")
+    assert main([]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("cardroom: WEBHOOK_SECRET must be at least 16 characters: ")
+    assert "can be guessed" in err and err.count("\n") == 1
+    assert "hunter2" not in err

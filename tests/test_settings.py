@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
+from bot.sandbox.world import SANDBOX_TOKEN
 from bot.settings import Settings, derive_webhook_secret, describe_errors
 
 TOKEN = "123456789:AAFakeTokenForCardroomTests-0123456789"
@@ -26,7 +27,14 @@ def problems(**values: Any) -> list[str]:
 
 @pytest.fixture(autouse=True)
 def no_settings_from_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name in ("WEBHOOK_SECRET", "WEBHOOK_LISTEN", "WEBHOOK_PORT", "LOG_LEVEL", "TURN_SECONDS"):
+    for name in (
+        "TELEGRAM_BOT_TOKEN",
+        "WEBHOOK_SECRET",
+        "WEBHOOK_LISTEN",
+        "WEBHOOK_PORT",
+        "LOG_LEVEL",
+        "TURN_SECONDS",
+    ):
         monkeypatch.delenv(name, raising=False)
 
 
@@ -46,16 +54,57 @@ def test_without_webhook_secret_the_secret_is_derived_from_the_token() -> None:
 
 
 def test_a_configured_webhook_secret_is_used_as_it_is() -> None:
-    configured = settings(telegram_bot_token=TOKEN, webhook_secret="My_secret-42")
-    assert configured.webhook_secret_token() == "My_secret-42"
+    configured = settings(telegram_bot_token=TOKEN, webhook_secret="My_long_secret-42")
+    assert configured.webhook_secret_token() == "My_long_secret-42"
+    assert settings(webhook_secret="x" * 16).webhook_secret_token() == "x" * 16
     assert settings(webhook_secret="x" * 256).webhook_secret_token() == "x" * 256
 
 
-@pytest.mark.parametrize("secret", ["has space", "semi;colon", "ünïcode", "x" * 257])
+@pytest.mark.parametrize(
+    "secret", ["has space in the middle", "semi;colon-secret-42", "ünïcode-secret-4242", "x" * 257]
+)
 def test_a_webhook_secret_telegram_would_refuse_is_a_settings_error(secret: str) -> None:
     (line,) = problems(webhook_secret=secret)
-    assert line.startswith("WEBHOOK_SECRET must be 1 to 256 characters")
+    assert line.startswith("WEBHOOK_SECRET must be 16 to 256 characters")
     assert secret not in line, "a secret is never echoed"
+
+
+@pytest.mark.parametrize("secret", ["a", "secret", "x" * 15])
+def test_a_webhook_secret_short_enough_to_guess_is_a_settings_error(secret: str) -> None:
+    (line,) = problems(webhook_secret=secret)
+    assert line == (
+        "WEBHOOK_SECRET must be at least 16 characters: a short secret can be guessed, and "
+        "whoever guesses it can post updates to the bot as any user (leave it empty to use one "
+        "derived from the token)"
+    )
+
+
+@pytest.mark.parametrize(
+    "token",
+    [
+        "123:abc",
+        "AAFakeTokenForCardroomTests-0123456789",  # the id and the colon left behind
+        "bot123456789:AAFakeTokenForCardroomTests-0123456789",  # the URL's "bot" copied too
+        "123456789:AAFake TokenForCardroomTests-0123456789",
+        "123456789:AAFakeTokenForCardroomTests/0123456789",
+        "123456789;AAFakeTokenForCardroomTests-0123456789",
+    ],
+)
+def test_a_token_not_shaped_like_botfathers_is_a_settings_error(token: str) -> None:
+    (line,) = problems(telegram_bot_token=token)
+    assert line.startswith("TELEGRAM_BOT_TOKEN is not shaped like a token from @BotFather: ")
+    assert token not in line and "Fake" not in line, "a token, however mistyped, is a secret"
+
+
+def test_tokens_shaped_like_botfathers_pass() -> None:
+    botfathers = "7123456789:AAFakeShapedLikeBotFathers-01234567"  # 35 after the colon
+    for token in (botfathers, TOKEN, SANDBOX_TOKEN):
+        assert settings(telegram_bot_token=token).require_token() == token
+    # Pasted with the line break or the spaces around it, it is still the token.
+    assert settings(telegram_bot_token=f" {botfathers}\n").require_token() == botfathers
+    # Unset or empty is another fault, told when the token is needed.
+    assert settings(telegram_bot_token="").telegram_bot_token is not None
+    assert settings().telegram_bot_token is None
 
 
 def test_each_bad_variable_is_one_line_naming_it_and_what_it_may_be() -> None:

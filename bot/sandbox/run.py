@@ -10,6 +10,7 @@ or SIGTERM stops the bot, then the server, and returns.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 import signal
 import sys
@@ -18,8 +19,10 @@ from typing import Final, TextIO
 
 from pydantic import SecretStr
 
-from bot.app import ALLOWED_UPDATES, App, build_application
+from bot.app import build_application
+from bot.serve import Process
 from bot.settings import Settings
+from bot.storage.leadership import AnotherProcess
 
 from .server import FakeBotApiServer
 from .web import page_routes
@@ -43,6 +46,7 @@ def sandbox_settings(settings: Settings, base_url: str) -> Settings:
             "telegram_api_base_url": base_url,
             "webhook_url": None,
             "webhook_secret": None,
+            "health_port": 0,
         }
     )
 
@@ -83,38 +87,29 @@ async def _serve(settings: Settings, port: int, languages: Sequence[str], out: T
             file=sys.stderr,
         )
         return 1
-    application = build_application(sandbox_settings(settings, base_url))
+    bot_settings = sandbox_settings(settings, base_url)
+    # The bot as in production, polling the emulator: updates go through the inbox.
+    process = Process(build_application(bot_settings), bot_settings)
+    process.stopping = stop
+    running = asyncio.create_task(process.run(signals=False))
     try:
-        await _start(application)
-        print(
-            f"Cardroom sandbox: {server.url}/ (open it in a browser; Ctrl-C stops it)",
-            file=out,
-            flush=True,
-        )
-        await stop.wait()
-        logger.info("Stopping the sandbox")
+        leading = asyncio.create_task(process.leading.wait())
+        await asyncio.wait((running, leading), return_when=asyncio.FIRST_COMPLETED)
+        leading.cancel()
+        if process.leading.is_set():
+            print(
+                f"Cardroom sandbox: {server.url}/ (open it in a browser; Ctrl-C stops it)",
+                file=out,
+                flush=True,
+            )
+            await stop.wait()
+            logger.info("Stopping the sandbox")
+        return await running
+    except AnotherProcess as error:
+        print(f"cardroom: {error}", file=sys.stderr)
+        return 2
     finally:
-        await _stop(application)
+        stop.set()
+        with contextlib.suppress(Exception):
+            await running
         await server.stop()
-    return 0
-
-
-async def _start(application: App) -> None:
-    """What ``run_polling`` does before it waits, in the same order."""
-    await application.initialize()
-    if application.post_init is not None:
-        await application.post_init(application)
-    assert application.updater is not None
-    await application.updater.start_polling(allowed_updates=list(ALLOWED_UPDATES))
-    await application.start()
-
-
-async def _stop(application: App) -> None:
-    """What ``run_polling`` does when it stops, in the same order; safe after a failed start."""
-    if application.updater is not None and application.updater.running:
-        await application.updater.stop()
-    if application.running:
-        await application.stop()
-    await application.shutdown()
-    if application.post_shutdown is not None:
-        await application.post_shutdown(application)

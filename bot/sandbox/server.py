@@ -53,6 +53,9 @@ _HOST_NAMES_SETTING: Final = "sandbox_host_names"
 _TRUSTED_FETCH_SITES: Final = frozenset({"same-origin", "none"})
 """``Sec-Fetch-Site`` values of the sandbox's own page, and of an address typed by hand."""
 
+_OTHER_FETCH_HEADERS: Final = ("Sec-Fetch-Mode", "Sec-Fetch-Dest", "Sec-Fetch-User")
+"""The Sec-Fetch headers a browser sends beside ``Sec-Fetch-Site``; the bot's client sends none."""
+
 
 def request_refusal(handler: RequestHandler) -> str | None:
     """Why the request ``handler`` serves must be refused (with ``403``), or ``None``.
@@ -62,7 +65,9 @@ def request_refusal(handler: RequestHandler) -> str | None:
     ``Host`` must name this machine (a rebound name still arrives as the page's own), and a
     browser's request must come from this server's own origin: browsers send ``Origin`` with
     posts and cross-origin fetches and ``Sec-Fetch-Site`` with nearly everything, while the
-    bot's HTTP client sends neither, so it is never refused.
+    bot's HTTP client sends neither, so it is never refused. A request with another
+    ``Sec-Fetch-*`` header but no ``Sec-Fetch-Site`` comes from a browser that does not say
+    from where: it is refused too.
     """
     request = handler.request
     if request.host_name not in handler.settings.get(_HOST_NAMES_SETTING, LOOPBACK_HOSTS):
@@ -71,8 +76,14 @@ def request_refusal(handler: RequestHandler) -> str | None:
     if origin is not None and origin.lower() != f"{request.protocol}://{request.host}".lower():
         return "the request comes from another origin"
     site = request.headers.get("Sec-Fetch-Site")
+    if site is None:
+        # Browsers send the Sec-Fetch headers together; one without the site hides where
+        # the request comes from, so it is not taken as the page's own.
+        if any(name in request.headers for name in _OTHER_FETCH_HEADERS):
+            return "the request does not say which site it comes from"
+        return None
     # An allow-list: a value a browser may invent later is refused, not trusted.
-    if site is not None and site.lower() not in _TRUSTED_FETCH_SITES:
+    if site.lower() not in _TRUSTED_FETCH_SITES:
         return "the request comes from another site"
     return None
 

@@ -162,6 +162,7 @@ class ApiStore:
         privacy_mode: bool = True,
         callback_answer_timeout: float | None = None,
         latency: float = 0.0,
+        first_update_id: int = 700_000_001,
     ) -> None:
         prefix = token.split(":", 1)[0]
         self.token = token
@@ -201,7 +202,7 @@ class ApiStore:
         self._clocks = _Clocks(clock)
         self._messages: dict[int, dict[int, FakeMessage]] = {}
         self._updates: list[PendingUpdate] = []
-        self._next_update_id = 700_000_001
+        self._next_update_id = first_update_id
         self._last_enqueued_id = 0
         self._delivered_id = 0
         self._poll_generation = 0

@@ -16,8 +16,10 @@ Routes:
 
 The page is for the person at this machine: requests must name a loopback host and, from a
 browser, come from the page itself (:func:`~bot.sandbox.server.request_refusal`, shared with
-the Bot API); actions must be JSON posts, which a foreign web page cannot send without a CORS
-preflight we never grant.
+the Bot API). Actions must also be JSON posts carrying the page's header
+(``X-Cardroom-Sandbox: 1``): a foreign web page can send neither without a CORS preflight we
+never grant, so even a browser that does not say where a request comes from cannot be made to
+act for a user.
 """
 
 from __future__ import annotations
@@ -32,12 +34,14 @@ from tornado.web import HTTPError, RequestHandler, StaticFileHandler
 from .server import Route, request_refusal
 from .world import FILE_ROUTE, SandboxError, SandboxWorld
 
-__all__ = ["STATIC_DIR", "page_routes"]
+__all__ = ["PAGE_HEADER", "STATIC_DIR", "page_routes"]
 
 logger = logging.getLogger(__name__)
 
 STATIC_DIR: Final = Path(__file__).parent / "static"
 LONG_POLL_SECONDS: Final = 25.0
+PAGE_HEADER: Final = "X-Cardroom-Sandbox"
+"""The header (value ``1``) the page sends with every action; ``static/sandbox.js`` sends it."""
 
 
 def _refuse_foreign(handler: RequestHandler) -> None:
@@ -93,7 +97,14 @@ class _ApiHandler(_LocalHandler):
         self.world = world
 
     def check_xsrf_cookie(self) -> None:
-        """The JSON content type is the check (see the module docstring)."""
+        """The page's header and the JSON content type are the check (see the module
+        docstring)."""
+
+    def prepare(self) -> None:
+        """Refuse foreign requests, and an action (a post) without the page's header."""
+        super().prepare()
+        if self.request.method == "POST" and self.request.headers.get(PAGE_HEADER) != "1":
+            raise HTTPError(403, f"an action must come from the sandbox's page ({PAGE_HEADER})")
 
     def body(self) -> dict[str, Any]:
         if not self.request.headers.get("Content-Type", "").startswith("application/json"):

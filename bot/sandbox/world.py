@@ -121,6 +121,9 @@ class SandboxWorld:
             bot_username="cardroom_bot",
             bot_first_name="Cardroom",
             clock=time.monotonic,
+            # Telegram's update ids only grow; the sandbox's database outlives a run (its
+            # inbox remembers the ids it handled), so each run starts past the last one.
+            first_update_id=int(time.time() * 1000),
         )
         return cls(api, languages=languages)
 

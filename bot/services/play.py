@@ -192,6 +192,16 @@ class PlayService:
         async with self.db.transaction() as session:
             return await Games(session).unshown_ids()
 
+    async def live_count(self) -> int:
+        """Lobbies open and games being played, in every chat."""
+        async with self.db.transaction() as session:
+            return await Games(session).count_open()
+
+    async def shown_ids(self) -> list[int]:
+        """Open lobbies and games whose newest version reached their chats."""
+        async with self.db.transaction() as session:
+            return await Games(session).shown_ids()
+
     async def mark_shown(self, versions: dict[int, int]) -> None:
         """The tables and panels of these games (id → version) were all delivered."""
         async with self.db.transaction() as session:

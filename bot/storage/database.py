@@ -11,6 +11,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+import time
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from pathlib import Path
@@ -27,7 +28,7 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.pool import StaticPool
 
-from bot.storage import inline_sqlite
+from bot.storage import inbox, inline_sqlite
 from bot.storage.outage import Outage, StorageRefused, refusal
 
 logger = logging.getLogger(__name__)
@@ -79,9 +80,20 @@ def create_engine(url: str, *, echo: bool = False) -> AsyncEngine:
         kwargs["poolclass"] = StaticPool
         engine = create_async_engine(url, **kwargs)
         event.listen(engine.sync_engine, "connect", _set_sqlite_pragmas)
-        return engine
-    kwargs.update(pool_size=10, max_overflow=10, pool_pre_ping=True)
-    return create_async_engine(url, **kwargs)
+    else:
+        kwargs.update(pool_size=10, max_overflow=10, pool_pre_ping=True)
+        engine = create_async_engine(url, **kwargs)
+    event.listen(engine.sync_engine, "after_cursor_execute", _note_write)
+    return engine
+
+
+def _note_write(
+    connection: Any, _cursor: Any, _statement: Any, _parameters: Any, context: Any, _many: Any
+) -> None:
+    """A statement wrote (an INSERT, UPDATE or DELETE): its transaction is one that marks the
+    update being handled (:mod:`bot.storage.inbox`)."""
+    if context is not None and (context.isinsert or context.isupdate or context.isdelete):
+        connection.info["wrote"] = True
 
 
 class Database:
@@ -109,15 +121,30 @@ class Database:
         """A session inside one transaction: committed on success, rolled back on error.
 
         A write the database refuses (a full disk, a read-only file) is raised as
-        :class:`StorageRefused`, the outage logged once (:class:`Outage`)."""
+        :class:`StorageRefused`, the outage logged once (:class:`Outage`). Inside the
+        handling of an update from the inbox, the first transaction that writes marks the
+        update handled, or raises :class:`~bot.storage.inbox.AlreadyHandled` if it was
+        (:mod:`bot.storage.inbox`)."""
+        handling = inbox.unmarked()
         async with self._turn():
             before = self._changes()
             try:
                 async with self.sessions() as session, session.begin():
+                    if handling is not None:
+                        (await session.connection()).info["wrote"] = False
                     yield session
+                    if handling is not None:
+                        await session.flush()
+                        connection = await session.connection()
+                        if connection.info.pop("wrote", False):
+                            await inbox.mark(connection, handling, time.time())
+                        else:
+                            handling = None
             except Exception as error:
                 self._refused(error)
                 raise
+            if handling is not None:
+                handling.marked = True
             self._committed(before)
 
     @asynccontextmanager
@@ -141,7 +168,9 @@ class Database:
     async def sqlite_transaction(self) -> AsyncIterator[sqlite3.Connection]:
         """The engine's SQLite connection itself, inside one transaction, for the plain
         statements of :mod:`bot.storage.lean`: it waits its turn like any transaction;
-        committed on success, rolled back on error."""
+        committed on success, rolled back on error. It marks the update being handled as
+        :meth:`transaction` does."""
+        handling = inbox.unmarked()
         async with self._turn():
             sqlite = await self._sqlite()
             before = sqlite.total_changes
@@ -149,6 +178,10 @@ class Database:
                 sqlite.execute("BEGIN")
                 try:
                     yield sqlite
+                    if handling is not None and sqlite.total_changes != before:
+                        inbox.mark_plain(sqlite, handling, time.time())
+                    else:
+                        handling = None
                 except BaseException:
                     sqlite.rollback()
                     raise
@@ -156,6 +189,8 @@ class Database:
             except Exception as error:
                 self._refused(error)
                 raise
+            if handling is not None:
+                handling.marked = True
             if sqlite.total_changes != before:
                 self.outage.wrote()
 

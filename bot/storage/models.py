@@ -267,3 +267,38 @@ __all__ = [
     "UserRow",
     "WaitlistRow",
 ]
+
+
+class InboxRow(Base):
+    """An update taken from Telegram (a webhook post, a long poll), stored before Telegram
+    hears it arrived: the leader handles it from here, once (``handled_at`` is set in the
+    transaction that applies it). ``update_id`` is Telegram's: a redelivery stores nothing."""
+
+    __tablename__ = "inbox"
+    __table_args__ = (
+        Index(
+            "ix_inbox_unhandled",
+            "update_id",
+            sqlite_where=text("handled_at IS NULL"),
+            postgresql_where=text("handled_at IS NULL"),
+        ),
+    )
+
+    update_id: Mapped[int] = mapped_column(BigInteger, primary_key=True, autoincrement=False)
+    # The chat it comes from (its updates are handled in order); empty for one from none.
+    chat_id: Mapped[int | None] = mapped_column(BigInteger)
+    payload: Mapped[dict[str, Any]] = mapped_column()
+    # Seconds since the epoch, as the process that took it saw them.
+    taken_at: Mapped[float] = mapped_column(Float)
+    handled_at: Mapped[float | None] = mapped_column(Float, index=True)
+
+
+class CallRow(Base):
+    """A call the bot made into a chat (seconds since the epoch): the leader's flood budget,
+    written behind its calls, so that the next leader knows the last minute's windows."""
+
+    __tablename__ = "telegram_calls"
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    chat_id: Mapped[int] = mapped_column(BigInteger)
+    at: Mapped[float] = mapped_column(Float, index=True)

@@ -423,6 +423,25 @@ class Games:
             )
         )
 
+    async def count_open(self) -> int:
+        """Lobbies open and games being played."""
+        return int(
+            await self.session.scalar(
+                select(func.count()).select_from(GameRow).where(GameRow.status.in_(OPEN_STATUSES))
+            )
+            or 0
+        )
+
+    async def shown_ids(self) -> list[int]:
+        """Open lobbies and games whose newest version reached the chats."""
+        return list(
+            await self.session.scalars(
+                select(GameRow.id)
+                .where(GameRow.status.in_(OPEN_STATUSES), GameRow.shown_version >= GameRow.version)
+                .order_by(GameRow.id)
+            )
+        )
+
     async def mark_shown(self, versions: dict[int, int]) -> None:
         """Everything of these versions (game id → version) was delivered; a game's
         ``shown_version`` never moves back."""

@@ -16,25 +16,52 @@ from typing import Any
 
 from telegram.ext import BaseUpdateProcessor
 
+from bot.services.inbox import handling
+
 #: Updates handled at once at most (python-telegram-bot's default for concurrent updates).
 MAX_IN_HAND = 256
 
 
 class Intake(BaseUpdateProcessor):
-    """Handles updates side by side, up to :data:`MAX_IN_HAND` at once, counting them."""
+    """Handles updates side by side, up to :data:`MAX_IN_HAND` at once, counting them.
+
+    An update from the inbox (:meth:`from_inbox`) is handled as such: its first write marks
+    it handled in the same transaction, and :attr:`on_handled` hears when it is done (the
+    inbox's reader then hands over the next update of its chat: one chat's updates are
+    handled one after another, and one waiting for its chat holds no place here).
+    """
 
     def __init__(self, max_in_hand: int = MAX_IN_HAND) -> None:
         super().__init__(max_in_hand)
         #: The most updates that were in hand at once, and how many were handled in all.
         self.most_in_hand = 0
         self.handled = 0
+        self._stored: set[int] = set()
+        #: Told the id of each update from the inbox once it has been handled.
+        self.on_handled: Callable[[int], None] | None = None
+
+    def from_inbox(self, update_id: int) -> None:
+        """The update with this id comes from the inbox (it is marked handled as it goes)."""
+        self._stored.add(update_id)
 
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         self.most_in_hand = max(self.most_in_hand, self.current_concurrent_updates)
+        update_id = getattr(update, "update_id", None)
+        stored = update_id in self._stored
         try:
-            await coroutine
+            if stored:
+                assert isinstance(update_id, int)
+                with handling(update_id):
+                    await coroutine
+            else:
+                await coroutine
         finally:
             self.handled += 1
+            if stored:
+                assert isinstance(update_id, int)
+                self._stored.discard(update_id)
+                if self.on_handled is not None:
+                    self.on_handled(update_id)
 
     async def initialize(self) -> None:
         """Nothing to set up."""

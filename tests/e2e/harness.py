@@ -40,6 +40,8 @@ class Harness:
     #: Whether informational replies are limited as in production (see ``ReplyGate``).
     limit_replies: bool = False
     app: App | None = None
+    #: Seconds a move waits for its player before he is pinged (``None``: the bot's own).
+    ping_after: float | None = None
 
     async def start(self) -> App:
         """Start a bot process (as after a restart: nothing in memory but the database)."""
@@ -68,6 +70,8 @@ class Harness:
         if not self.limit_replies:
             room.replies = ReplyGate(window=0.0)
             room.openings = ReplyGate(window=0.0)
+        if self.ping_after is not None:
+            room.publisher.ping_after = self.ping_after
         await app.initialize()
         assert app.post_init is not None
         await app.post_init(app)

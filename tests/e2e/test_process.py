@@ -45,10 +45,10 @@ class BotProcess:
         self.log += await self.process.stdout.read()
         await self.process.wait()
 
-    async def stop(self) -> None:
+    async def stop(self, signum: int = signal.SIGINT) -> None:
         assert self.process is not None and self.process.stdout is not None
         if self.process.returncode is None:
-            self.process.send_signal(signal.SIGINT)
+            self.process.send_signal(signum)
             try:
                 self.log += await asyncio.wait_for(self.process.stdout.read(), 20)
             finally:
@@ -71,6 +71,7 @@ def bot_env(base_url: str, token: str, folder: Path) -> dict[str, str]:
         TURN_SECONDS="60",
         COMPUTER_DELAY_SECONDS="0.2",
         LOG_LEVEL="INFO",
+        HEALTH_PORT="0",
     )
     return env
 

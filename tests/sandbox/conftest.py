@@ -13,8 +13,12 @@ from pathlib import Path
 
 import pytest
 
+from bot.sandbox.web import PAGE_HEADER
+
 ROOT = Path(__file__).resolve().parents[2]
 URL_LINE = re.compile(r"Cardroom sandbox: (http://127\.0\.0\.1:\d+/)")
+#: What the page's JavaScript sends with each action, and a test acting as the page must too.
+AS_THE_PAGE = {PAGE_HEADER: "1"}
 
 
 @dataclass

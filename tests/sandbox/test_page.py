@@ -22,7 +22,7 @@ import pytest
 
 from bot.sandbox.world import SANDBOX_TOKEN
 from bot.telegram.handlers import available_games
-from tests.sandbox.conftest import ROOT, SandboxProcess
+from tests.sandbox.conftest import AS_THE_PAGE, ROOT, SandboxProcess
 
 playwright_api = pytest.importorskip(
     "playwright.async_api",
@@ -267,7 +267,8 @@ async def test_on_a_phone_only_the_chat_scrolls_and_a_tab_opens_where_it_was_lef
             words = "words " * 12
             for user, chat, text in ((boris, group_id, "group"), (anna, anna, "note")):
                 said = {"user_id": user, "chat_id": chat, "text": f"{text} {n} {words}"}
-                assert (await client.post("/sandbox/api/send", json=said)).status_code == 200
+                sent = await client.post("/sandbox/api/send", json=said, headers=AS_THE_PAGE)
+                assert sent.status_code == 200
     await expect(group.locator(".msg", has_text="group 24")).to_have_count(1)
     await expect(dm.locator(".msg", has_text="note 24")).to_have_count(1)
     assert await group.evaluate(NEWEST_IN_SIGHT), "the group opens at its newest message"

@@ -11,7 +11,7 @@ from typing import Any
 
 import httpx
 
-from tests.sandbox.conftest import SandboxProcess, sandbox_env, start_sandbox
+from tests.sandbox.conftest import AS_THE_PAGE, SandboxProcess, sandbox_env, start_sandbox
 
 
 async def state(client: httpx.AsyncClient) -> dict[str, Any]:
@@ -51,6 +51,7 @@ async def test_the_sandbox_runs_the_real_bot_without_a_token(sandbox: SandboxPro
         sent = await client.post(
             "/sandbox/api/send",
             json={"user_id": anna["id"], "chat_id": world["group_id"], "text": "/new rank"},
+            headers=AS_THE_PAGE,
         )
         assert sent.status_code == 200
         world = await until(
@@ -71,6 +72,7 @@ async def test_the_sandbox_runs_the_real_bot_without_a_token(sandbox: SandboxPro
                 "message_id": lobby["id"],
                 "data": join["value"],
             },
+            headers=AS_THE_PAGE,
         )
         assert answer.json()["answered"] and answer.json()["text"]
         await until(client, lambda w: "Boris" in group_messages(w)[-1]["text"])
@@ -134,3 +136,28 @@ async def test_a_database_url_can_be_given(tmp_path: Path) -> None:
     running = await start_sandbox(tmp_path, "--database-url", f"sqlite+aiosqlite:///{database}")
     assert await running.stop() == 0, running.stderr
     assert database.exists() and not (tmp_path / "data").exists()
+
+
+async def test_a_database_url_no_driver_can_open_is_one_clear_line(tmp_path: Path) -> None:
+    process = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        "--sandbox",
+        "--port",
+        "0",
+        "--database-url",
+        "postgresql+nosuchdriver://cardroom:hunter2@db/cardroom",
+        cwd=tmp_path,
+        env=sandbox_env(),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(process.communicate(), 60)
+    assert process.returncode == 2
+    assert out == b""
+    (line,) = err.decode().splitlines()
+    assert line.startswith(
+        "cardroom: --database-url postgresql+nosuchdriver://cardroom:***@db/cardroom: the scheme "
+        "'postgresql+nosuchdriver' is not one the bot can open; use sqlite+aiosqlite:///"
+    ), line

@@ -11,8 +11,9 @@ import pytest
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup
 
 from bot.sandbox.server import FakeBotApiServer
-from bot.sandbox.web import STATIC_DIR, page_routes
+from bot.sandbox.web import PAGE_HEADER, STATIC_DIR, page_routes
 from bot.sandbox.world import SandboxWorld
+from tests.sandbox.conftest import AS_THE_PAGE
 
 
 @dataclass
@@ -72,6 +73,11 @@ def bot_for(served: Served) -> Bot:
 def own_origin(served: Served) -> dict[str, str]:
     """What Chromium adds to the page's own ``fetch`` posts."""
     return {"Origin": served.server.url, "Sec-Fetch-Site": "same-origin"}
+
+
+def the_page(served: Served) -> dict[str, str]:
+    """The headers of an action the page posts: Chromium's, and the one its script adds."""
+    return {**own_origin(served), **AS_THE_PAGE}
 
 
 async def test_the_bot_api_refuses_a_foreign_host_name(served: Served) -> None:
@@ -138,6 +144,63 @@ async def test_another_web_page_cannot_set_the_webhook(served: Served) -> None:
     assert api.webhook is not None and api.webhook.url == "https://example.org/hook"
 
 
+async def test_a_browser_request_that_hides_its_site_cannot_set_the_webhook(
+    served: Served,
+) -> None:
+    # Browsers send the Sec-Fetch headers together: one without Sec-Fetch-Site is a browser's
+    # request that does not say where it comes from, so it is not taken as the page's own.
+    client, api = served.client, served.world.api
+    url = f"/bot{api.token}/setWebhook"
+    hook = {"url": "https://evil.example/hook"}
+    for headers in ({"Sec-Fetch-Mode": "no-cors"}, {"Sec-Fetch-Dest": "image"}):
+        refused = await client.post(url, data=hook, headers=headers)
+        assert refused.status_code == 403, headers
+        assert refused.json() == {
+            "ok": False,
+            "error_code": 403,
+            "description": "Forbidden: the request does not say which site it comes from",
+        }
+    assert api.webhook is None and api.calls_of("setWebhook") == []
+    # The page's own requests, and an address typed by hand, say where they come from.
+    own = {"Sec-Fetch-Site": "same-origin", "Sec-Fetch-Mode": "cors", "Sec-Fetch-Dest": "empty"}
+    typed = {"Sec-Fetch-Site": "none", "Sec-Fetch-Mode": "navigate", "Sec-Fetch-User": "?1"}
+    for headers in (own, typed):
+        me = await client.get(f"/bot{api.token}/getMe", headers=headers)
+        assert me.json()["ok"], headers
+
+
+async def test_an_action_without_the_pages_header_is_refused(served: Served) -> None:
+    # A browser that sends neither Origin nor Sec-Fetch-Site (an old one) cannot be told apart
+    # from the page by them; the page's header, which another site's page cannot add without
+    # a preflight the sandbox never grants, can.
+    client, world = served.client, served.world
+    anna = next(iter(world.api.users.values()))
+    users_before = len(world.api.users)
+    actions = {
+        "/sandbox/api/users": {"name": "Mallory", "language": "en"},
+        "/sandbox/api/send": {"user_id": anna.id, "chat_id": world.group.id, "text": "/new"},
+        "/sandbox/api/press": {
+            "user_id": anna.id,
+            "chat_id": world.group.id,
+            "message_id": 1,
+            "data": "fold",
+        },
+        "/sandbox/api/open": {"user_id": anna.id, "url": "https://t.me/cardroom_bot?start=x"},
+    }
+    for path, action in actions.items():
+        for headers in ({}, {PAGE_HEADER: "0"}, own_origin(served)):
+            refused = await client.post(path, json=action, headers=headers)
+            assert refused.status_code == 403, (path, headers)
+            assert PAGE_HEADER in refused.json()["error"], (path, headers)
+    assert len(world.api.users) == users_before
+    assert world.api.messages(world.group) == [] and world.api.last_message(anna) is None
+    sent = await client.post(
+        "/sandbox/api/send", json=actions["/sandbox/api/send"], headers=the_page(served)
+    )
+    assert sent.status_code == 200
+    assert [message.text for message in world.api.messages(world.group)] == ["/new"]
+
+
 async def test_updates_are_read_only_without_a_foreign_site(served: Served) -> None:
     # Updates carry what players write and press: another site must not read them.
     client, world = served.client, served.world
@@ -158,7 +221,7 @@ async def test_the_page_answers_only_its_own_origin(served: Served) -> None:
     sent = await client.post(
         "/sandbox/api/send",
         json={"user_id": anna.id, "chat_id": world.group.id, "text": "from the page"},
-        headers=own_origin(served),
+        headers=the_page(served),
     )
     assert sent.status_code == 200
     localhost = served.server.url.replace("127.0.0.1", "localhost")
@@ -171,7 +234,9 @@ async def test_the_page_answers_only_its_own_origin(served: Served) -> None:
         refused = await client.post(
             "/sandbox/api/send",
             json={"user_id": anna.id, "chat_id": world.group.id, "text": "from elsewhere"},
-            headers=foreign,
+            # Even with the page's header (which a foreign page could not send without a
+            # preflight), the origin alone is refused.
+            headers={**foreign, **AS_THE_PAGE},
         )
         assert refused.status_code == 403, foreign
         assert "another" in refused.json()["error"]
@@ -201,7 +266,7 @@ async def test_a_form_on_another_site_cannot_press_a_button(served: Served) -> N
     foreign = await client.post("/sandbox/api/press", data=press, headers=browser_form)
     assert foreign.status_code == 403
     # Even from the page's own origin a form body is refused: the page posts JSON only.
-    form = await client.post("/sandbox/api/press", data=press, headers=own_origin(served))
+    form = await client.post("/sandbox/api/press", data=press, headers=the_page(served))
     assert form.status_code == 415
     assert world.api.callbacks == {}
 
@@ -209,30 +274,39 @@ async def test_a_form_on_another_site_cannot_press_a_button(served: Served) -> N
 async def test_actions_are_json_posts(served: Served) -> None:
     anna = next(iter(served.world.api.users.values()))
     form = await served.client.post(
-        "/sandbox/api/send", data={"user_id": str(anna.id), "chat_id": "1", "text": "hi"}
+        "/sandbox/api/send",
+        data={"user_id": str(anna.id), "chat_id": "1", "text": "hi"},
+        headers=AS_THE_PAGE,
     )
     assert form.status_code == 415
     assert served.world.api.messages(served.world.group) == []
-    bad = await served.client.post("/sandbox/api/send", json={"user_id": "x"})
+    bad = await served.client.post("/sandbox/api/send", json={"user_id": "x"}, headers=AS_THE_PAGE)
     assert bad.status_code == 400 and "user_id" in bad.json()["error"]
 
 
 async def test_a_user_is_added_writes_and_the_state_shows_it(served: Served) -> None:
     client, world = served.client, served.world
-    added = await client.post("/sandbox/api/users", json={"name": "Carla", "language": "uk"})
+    added = await client.post(
+        "/sandbox/api/users", json={"name": "Carla", "language": "uk"}, headers=AS_THE_PAGE
+    )
     assert added.status_code == 200
     carla = added.json()
-    refused = await client.post("/sandbox/api/users", json={"name": " ", "language": "en"})
+    refused = await client.post(
+        "/sandbox/api/users", json={"name": " ", "language": "en"}, headers=AS_THE_PAGE
+    )
     assert refused.status_code == 400 and refused.json()["error"] == "A user needs a name."
 
     sent = await client.post(
         "/sandbox/api/send",
         json={"user_id": carla["id"], "chat_id": world.group.id, "text": "/new rank"},
+        headers=AS_THE_PAGE,
     )
     assert sent.status_code == 200
     anna = next(iter(world.api.users.values()))
     foreign = await client.post(
-        "/sandbox/api/send", json={"user_id": carla["id"], "chat_id": anna.id, "text": "x"}
+        "/sandbox/api/send",
+        json={"user_id": carla["id"], "chat_id": anna.id, "text": "x"},
+        headers=AS_THE_PAGE,
     )
     assert foreign.status_code == 400 and "cannot write" in foreign.json()["error"]
 
@@ -253,7 +327,9 @@ async def test_the_state_waits_for_a_change_when_asked(served: Served) -> None:
     assert not waiting.done(), "nothing changed yet"
     anna = next(iter(world.api.users.values()))
     await client.post(
-        "/sandbox/api/send", json={"user_id": anna.id, "chat_id": anna.id, "text": "/start"}
+        "/sandbox/api/send",
+        json={"user_id": anna.id, "chat_id": anna.id, "text": "/start"},
+        headers=AS_THE_PAGE,
     )
     changed = (await asyncio.wait_for(waiting, 5)).json()
     assert changed["revision"] > revision
@@ -266,11 +342,14 @@ async def test_a_deep_link_is_opened_for_a_user(served: Served) -> None:
     opened = await client.post(
         "/sandbox/api/open",
         json={"user_id": anna.id, "url": "https://t.me/cardroom_bot?start=tok_1"},
+        headers=AS_THE_PAGE,
     )
     assert opened.json()["chat_id"] == anna.id
     assert world.api.last_message(anna).text == "/start tok_1"
     elsewhere = await client.post(
-        "/sandbox/api/open", json={"user_id": anna.id, "url": "https://example.org/"}
+        "/sandbox/api/open",
+        json={"user_id": anna.id, "url": "https://example.org/"},
+        headers=AS_THE_PAGE,
     )
     assert elsewhere.status_code == 400
 

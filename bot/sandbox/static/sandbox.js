@@ -62,7 +62,9 @@
   async function post(path, body) {
     const response = await fetch(path, {
       method: "POST",
-      headers: { "Content-Type": "application/json" },
+      // The server takes actions only with this header, which another site's page cannot
+      // send here (see bot/sandbox/web.py).
+      headers: { "Content-Type": "application/json", "X-Cardroom-Sandbox": "1" },
       body: JSON.stringify(body),
     });
     const data = await response.json().catch(() => ({}));

@@ -10,6 +10,7 @@ from telegram.constants import ChatMemberStatus, ChatType
 from telegram.error import BadRequest, NetworkError
 from telegram.ext import ContextTypes
 
+from bot.services.inbox import AlreadyHandled
 from bot.services.types import ChatRef, StorageRefused
 from bot.telegram.handlers.room import actor_of, cardroom, say, speaker
 
@@ -82,8 +83,13 @@ async def handle_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> No
     """Log an unexpected error with its traceback: any of these is a bug. A write the
     database refused is no bug: the person who asked hears it in words (the outage itself is
     logged once, where it was noticed). Nor is Telegram out of reach: polling is retried by
-    PTB, and a reply lost on the way is the network's (a bad request stays a bug)."""
+    PTB, and a reply lost on the way is the network's (a bad request stays a bug). Nor is an
+    update handled before (a new leader's redelivery)."""
     error = context.error
+    if isinstance(error, AlreadyHandled):
+        # A new leader was given an update its predecessor had applied just before it died.
+        logger.info("Update %s was handled before: not applied again", error.update_id)
+        return
     if isinstance(error, NetworkError) and not isinstance(error, BadRequest):
         if update is None:
             logger.warning("Polling Telegram failed (%s); trying again", error)

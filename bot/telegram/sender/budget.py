@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
@@ -154,6 +155,11 @@ class CallBudget:
         #: Calls let through, and the longest any of them waited (for the bench and logs).
         self.granted = 0
         self.longest_wait = 0.0
+        #: Nothing goes anywhere before this moment (a new leader's first second).
+        self._held_until = float("-inf")
+        #: When not ``None``: every call counted, as (chat id, seconds since the epoch), for
+        #: the leader to write behind (the next one starts from the same windows).
+        self.journal: list[tuple[int, float]] | None = None
 
     def now(self) -> float:
         return self._clock() if self._clock is not None else asyncio.get_running_loop().time()
@@ -209,6 +215,26 @@ class CallBudget:
         self.granted -= 1
         self._dispatch()
 
+    def restore(self, calls: list[tuple[int, float]], wall_now: float) -> None:
+        """Count the calls a previous leader made (chat id, seconds since the epoch, oldest
+        first) as if made here: a new leader keeps the same windows."""
+        now = self.now()
+        for chat_id, at in calls:
+            moment = now - max(0.0, wall_now - at)
+            chat = self._chats.setdefault(chat_id, _Chat())
+            chat.calls.append(moment)
+            self._overall.append(moment)
+        for chat in self._chats.values():
+            chat.calls = deque(sorted(chat.calls))
+        self._overall = deque(sorted(self._overall))
+
+    def hold(self, seconds: float) -> None:
+        """Let nothing through for ``seconds``: the calls a previous leader made in its last
+        moments may not be known (written behind them), and a private chat's window is a
+        second."""
+        self._held_until = max(self._held_until, self.now() + seconds)
+        self._dispatch()
+
     def pause(self, chat_id: int, seconds: float) -> None:
         """Telegram refused a call (429) and asked to wait: nothing goes to the chat before."""
         chat = self._chats.setdefault(chat_id, _Chat())
@@ -258,6 +284,7 @@ class CallBudget:
         limits = self.limits
         priority = ticket.priority
         at = _window_free(self._overall, limits.overall_calls, limits.overall_window, now)
+        at = max(at, self._held_until)
         chat = self._chats.get(chat_id)
         if chat is None:
             return at
@@ -306,6 +333,8 @@ class CallBudget:
         if chat.last_paced:
             chat.paced_before, chat.paced_at = chat.paced_at, now
         self._served[chat_id, ticket.share] = now
+        if self.journal is not None:
+            self.journal.append((chat_id, time.time()))
         if len(self._served) > 20_000:
             self._forget_quiet(now)
         self._overall.append(now)

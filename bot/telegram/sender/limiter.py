@@ -12,6 +12,9 @@ asked to be told (the publisher: what it sends after the pause is newer than wha
 refused). Other calls (a callback's answer, ``getChatMember``) are not counted against any
 chat (``getChatMember`` counts against the bot's overall window, without waiting for it), but
 a 429 on one is waited out too, within the call's own deadline.
+
+Each call Telegram answers is counted by method and outcome, and the wait for a chat's budget
+is measured (:mod:`bot.telegram.metrics`).
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from telegram.error import RetryAfter
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
+from bot.telegram import metrics
 from bot.telegram.sender.budget import CallBudget, Priority, Ticket
 
 logger = logging.getLogger(__name__)
@@ -106,7 +110,7 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
         chat_id = data.get("chat_id")
         answer: bool | dict[str, Any] | list[dict[str, Any]]
         if lands_in_chat(endpoint) and isinstance(chat_id, int):
-            answer = await self._in_chat(callback, args, kwargs, chat_id)
+            answer = await self._in_chat(callback, args, kwargs, endpoint, chat_id)
             if self.on_sent is not None and isinstance(answer, dict):
                 self._sent(self.on_sent, chat_id, answer)
         else:
@@ -116,15 +120,23 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
         return answer
 
     async def _in_chat(
-        self, callback: Callable[..., Coroutine[Any, Any, Any]], args: Any, kwargs: Any, chat: int
+        self,
+        callback: Callable[..., Coroutine[Any, Any, Any]],
+        args: Any,
+        kwargs: Any,
+        endpoint: str,
+        chat: int,
     ) -> Any:
         kind = _kind.get() or REPLY
         started = time.monotonic()
         while True:
             if not kind.taken:
+                asked = self.budget.now()
                 await self.budget.take(chat, Ticket(kind.priority, paced=kind.paced))
+                metrics.waited(self.budget.now() - asked)
             try:
-                answer = await callback(*args, **kwargs)
+                with metrics.telegram_call(endpoint):
+                    answer = await callback(*args, **kwargs)
                 self.budget.arrived(chat)
                 return answer
             except RetryAfter as refused:
@@ -142,7 +154,8 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
         deadline = time.monotonic() + LOOKUP_DEADLINES.get(endpoint, DEFAULT_LOOKUP_DEADLINE)
         while True:
             try:
-                return await callback(*args, **kwargs)
+                with metrics.telegram_call(endpoint):
+                    return await callback(*args, **kwargs)
             except RetryAfter as refused:
                 wait = _seconds(refused)
                 if time.monotonic() + wait > deadline:

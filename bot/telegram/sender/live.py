@@ -46,6 +46,7 @@ from telegram.error import (
 
 from bot.i18n import Translator, translator
 from bot.services.types import GameSnapshot, StorageRefused
+from bot.telegram import metrics
 from bot.telegram.render import (
     Content,
     is_pause,
@@ -139,6 +140,8 @@ class Slot:
     turn_started: float | None = None
     #: The ping that sends the panel anew if the move waits too long for him.
     ping: asyncio.TimerHandle | None = None
+    #: When the oldest change the message does not show yet was published (loop time).
+    changed_at: float | None = None
 
 
 class Publisher:
@@ -185,6 +188,8 @@ class Publisher:
         #: version it showed, and the seconds it was late by.
         self.on_late: Callable[[int, int, float], Awaitable[None]] | None = None
         self._free_at: dict[int, float] = {}
+        #: Taking up messages a previous leader delivered (:meth:`adopt`): no call is made.
+        self._adopting = False
         self._games: dict[int, list[Slot]] = {}
         self._shown: dict[int, int] = {}
         self._reporting: asyncio.Task[None] | None = None
@@ -249,6 +254,19 @@ class Publisher:
                     seat.dm_message_id,
                     translator(seat.language),
                 )
+
+    def adopt(self, snapshot: GameSnapshot) -> None:
+        """Take up a game whose messages all show this version (delivered before this process
+        led): their ids and what they show are known from now on, and whoever's move it is
+        will be pinged — all without a call. A game this process has published already is
+        left as it is (its newer state may be on its way)."""
+        if snapshot.game_id in self._games:
+            return
+        self._adopting = True
+        try:
+            self.publish(snapshot)
+        finally:
+            self._adopting = False
 
     def _publish_panel(
         self,
@@ -561,9 +579,17 @@ class Publisher:
     def _touch(self, slot: Slot, snapshot: GameSnapshot) -> None:
         slot.final = snapshot.is_over
         slot.version = snapshot.version
+        if self._adopting and slot.message_id is not None and slot.render is not None:
+            if slot.sent is None:
+                slot.sent = fingerprint(slot.render(self.wall_clock(), slot.screen))
+            return
+        if slot.changed_at is None:
+            slot.changed_at = asyncio.get_running_loop().time()
         self._schedule(slot)
 
     def _schedule(self, slot: Slot, *, urgent: bool = False) -> None:
+        if self._closed:
+            return  # handed over: the next leader delivers what is not shown
         slot.dirty = True
         slot.urgent = slot.urgent or urgent
         if slot.task is None or slot.task.done():
@@ -600,7 +626,9 @@ class Publisher:
                 await asyncio.sleep(wait)
             # Our turn in the chat's budget (a group's game messages are paced there); what
             # is drawn is what is newest then.
+            asked = loop.time()
             await self.budget.take(slot.chat_id, slot.ticket)
+            metrics.waited(loop.time() - asked)
             slot.turn_taken = True
             slot.urgent = False
             slot.dirty = False
@@ -617,6 +645,7 @@ class Publisher:
             if content is None or (shown == slot.sent and not slot.renew):
                 slot.turn_taken = False
                 slot.turn_since = None  # the message shows it already
+                slot.changed_at = None
                 self.budget.put_back(slot.chat_id)
                 continue
             if self._buried(slot) and not slot.final:
@@ -629,6 +658,9 @@ class Publisher:
                 await self._deliver(slot, content)
                 slot.sent = shown
                 slot.failures = 0
+                if slot.changed_at is not None and slot.seat is None:
+                    metrics.table_shown(loop.time() - slot.changed_at)
+                slot.changed_at = None
                 self._keep_pinned(slot)
                 await self._after_turn(slot)
             except BadRequest as error:

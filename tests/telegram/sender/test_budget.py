@@ -224,3 +224,36 @@ async def test_a_call_counts_from_its_answer_not_from_its_turn() -> None:
     assert not await granted(budget, PRIVATE, Priority.TURN), "1.0 s after it arrived"
     clock.now += 0.1
     assert await granted(budget, PRIVATE, Priority.TURN)
+
+
+async def test_a_new_leader_keeps_the_windows_of_the_one_before() -> None:
+    """The calls a previous leader made (written behind them, in epoch seconds) count here:
+    a group whose window it filled gets nothing more until its oldest call leaves it."""
+    clock = Clock()
+    budget = CallBudget(Limits(group_calls=3, group_window=60.0, reply_calls=3), clock)
+    wall_now = 50_000.0
+    budget.restore(
+        [(GROUP, wall_now - 50), (GROUP, wall_now - 20), (GROUP, wall_now - 5)], wall_now
+    )
+    assert not await granted(budget, GROUP, Priority.TURN)
+    assert await granted(budget, OTHER_GROUP, Priority.TURN)
+    clock.now += 10.0  # the call 50 s old leaves the minute
+    assert await granted(budget, GROUP, Priority.TURN)
+
+
+async def test_a_new_leader_holds_every_call_for_a_moment() -> None:
+    """The previous leader's last calls may not be written yet: nothing goes for a while."""
+    clock = Clock()
+    budget = CallBudget(Limits(private_calls=1, private_window=1.1), clock)
+    budget.hold(1.2)
+    assert not await granted(budget, PRIVATE, Priority.TURN)
+    clock.now += 1.2
+    assert await granted(budget, PRIVATE, Priority.TURN)
+
+
+async def test_the_leader_journals_each_call_it_lets_through() -> None:
+    budget = CallBudget(Limits(), Clock())
+    budget.journal = []
+    assert await granted(budget, GROUP, Priority.TABLE)
+    assert await granted(budget, PRIVATE, Priority.TURN)
+    assert [chat for chat, _ in budget.journal] == [GROUP, PRIVATE]

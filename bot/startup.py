@@ -1,0 +1,116 @@
+"""The database checks ``python -m bot`` makes before it starts the bot.
+
+Each fault is raised as :class:`StartUpError`, whose message is one line for the person
+starting the bot: the URL no driver can open, the server that does not answer, the file that
+cannot be written. A password in the URL is never part of it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+
+from sqlalchemy import text
+from sqlalchemy.engine import URL, make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, InvalidRequestError, NoSuchModuleError
+from sqlalchemy.ext.asyncio import create_async_engine
+
+from bot.storage.database import create_engine
+from bot.storage.migrate import MigrationError, failure_of, shown_url, upgrade
+
+logger = logging.getLogger(__name__)
+
+#: The database URLs the bot is made for, as the messages suggest them.
+DATABASES_THE_BOT_OPENS = (
+    "sqlite+aiosqlite:///path/to/cardroom.db or postgresql+asyncpg://user:password@host/database"
+)
+#: What installs the driver of each scheme the bot is made for.
+DRIVER_INSTALLS = {
+    "sqlite+aiosqlite": 'pip install aiosqlite (or reinstall the bot: pip install ".")',
+    "postgresql+asyncpg": 'pip install ".[postgres]"',
+}
+
+
+class StartUpError(Exception):
+    """A fault that keeps the bot from starting; the message is the one line to print."""
+
+
+def prepare_database(url: str, setting: str = "DATABASE_URL") -> None:
+    """Check that the bot can open the database at ``url`` (named ``setting`` where it came
+    from), bring it to the newest schema, and check that the bot may write it.
+
+    Must not run inside an event loop. Raises :class:`StartUpError`.
+    """
+    check_database_url(url, setting)
+    try:
+        upgrade(url)
+    except MigrationError as error:
+        raise StartUpError(str(error)) from error
+    try:
+        asyncio.run(_write_nothing(url))
+    except (DBAPIError, OSError) as error:
+        logger.debug("The database refused a write: %s: %s", type(error).__name__, error)
+        raise StartUpError(
+            f"could not write to the database {shown_url(url)}: {failure_of(error)}"
+        ) from error
+
+
+def check_database_url(url: str, setting: str = "DATABASE_URL") -> None:
+    """:class:`StartUpError` unless ``url`` is a database URL whose scheme (dialect and
+    driver) SQLAlchemy can open asynchronously here. Nothing is connected to."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        # Not echoed: whatever it is, it may hold a password.
+        raise StartUpError(
+            f"{setting} is not a database URL: use {DATABASES_THE_BOT_OPENS}"
+        ) from None
+    problem = _driver_problem(parsed)
+    if problem is None:
+        return
+    shown = parsed.render_as_string(hide_password=True)
+    install = DRIVER_INSTALLS.get(parsed.drivername)
+    if install is not None and isinstance(problem, ImportError):
+        raise StartUpError(
+            f"{setting} {shown} needs the driver {problem.name or parsed.get_driver_name()}, "
+            f"which is not installed: {install}"
+        )
+    raise StartUpError(
+        f"{setting} {shown}: the scheme {parsed.drivername!r} is not one the bot can open; "
+        f"use {DATABASES_THE_BOT_OPENS}"
+    )
+
+
+def lock_failure(url: str, error: OSError) -> str:
+    """The line for a SQLite database at ``url`` whose lock file could not be made (one
+    process per file takes it, beside the database)."""
+    return (
+        f"could not lock the database {shown_url(url)} for this process: {failure_of(error)}; "
+        "let the bot's user write the database's folder"
+    )
+
+
+def _driver_problem(url: URL) -> Exception | None:
+    """Why SQLAlchemy cannot make an async engine for ``url``, or ``None`` if it can.
+
+    Making the engine loads the dialect and imports its driver, but connects to nothing.
+    """
+    try:
+        create_async_engine(url)
+    except (NoSuchModuleError, InvalidRequestError, ImportError, ArgumentError) as error:
+        # NoSuchModuleError: no such dialect or driver; InvalidRequestError: a driver that is
+        # not async; ImportError: a driver that is not installed.
+        return error
+    return None
+
+
+async def _write_nothing(url: str) -> None:
+    """Rewrite the schema's version as it is and take it back: the migrations may have had
+    nothing to write, and a database that can only be read still answers every read."""
+    engine = create_engine(url)
+    try:
+        async with engine.connect() as connection:
+            await connection.execute(text("UPDATE alembic_version SET version_num = version_num"))
+            await connection.rollback()
+    finally:
+        await engine.dispose()

@@ -1,0 +1,182 @@
+"""One leader per token: the process that handles the inbox, runs the deadlines and owns the
+sender. The others take webhooks into the inbox and stand by.
+
+On PostgreSQL the leader holds an advisory lock on a connection of its own
+(:class:`PostgresLeadership`): when the process dies, its connection closes and the lock goes
+with it, and the first standby to ask next takes it. The same connection listens for updates
+the standbys store (``NOTIFY``). SQLite serves one process (:class:`SqliteLeadership`): it
+leads from the start, and a second process on the same file is refused at once
+(:class:`AnotherProcess`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import fcntl
+import hashlib
+import logging
+import os
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, Protocol
+
+from sqlalchemy.engine import make_url
+
+from bot.storage.database import is_sqlite
+from bot.storage.inbox import CHANNEL
+
+logger = logging.getLogger(__name__)
+
+#: Seconds between a standby's asks for the lock (a dead leader's successor leads within it).
+ASK_EVERY = 0.5
+#: Seconds between the leader's checks that its lock's connection is alive, and how long one
+#: check may take.
+CHECK_EVERY, CHECK_TIMEOUT = 1.0, 2.0
+
+
+class AnotherProcess(Exception):
+    """Another process already serves this SQLite database."""
+
+
+class Leadership(Protocol):
+    #: Set when this process has lost the lead (its lock's connection died).
+    lost: asyncio.Event
+
+    async def acquire(self, stopping: asyncio.Event) -> bool:
+        """Wait until this process leads (``True``), or until ``stopping`` is set."""
+        ...
+
+    def on_stored(self, wake: Callable[[], None]) -> None:
+        """Call ``wake`` whenever another process stores an update in the inbox."""
+        ...
+
+    async def release(self) -> None:
+        """Stop leading at once (a standby takes over)."""
+        ...
+
+
+def lock_key(token: str) -> int:
+    """The advisory lock's key for a bot: one leader per token, whatever else shares the
+    database. Derived from the bot's id (the token's digits), never from its secret part."""
+    bot_id = token.partition(":")[0]
+    digest = hashlib.blake2b(f"cardroom:{bot_id}".encode(), digest_size=8).digest()
+    return int.from_bytes(digest, "big", signed=True)
+
+
+def leadership_for(database_url: str, token: str) -> Leadership:
+    if is_sqlite(database_url):
+        return SqliteLeadership(database_url)
+    return PostgresLeadership(database_url, lock_key(token))
+
+
+class SqliteLeadership:
+    """SQLite: the one process leads; a second one on the same file is refused (an exclusive
+    ``flock`` on ``<database>.lock``, released by the kernel when the process ends)."""
+
+    def __init__(self, database_url: str) -> None:
+        self.lost = asyncio.Event()
+        database = make_url(database_url).database
+        self.path = (
+            None if database in (None, "", ":memory:") else Path(f"{database}.lock").expanduser()
+        )
+        self._fd: int | None = None
+
+    def claim(self) -> None:
+        """Take the file's lock, or :class:`AnotherProcess`."""
+        if self.path is None or self._fd is not None:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            raise AnotherProcess(
+                f"another Cardroom process already uses the SQLite database "
+                f"{self.path.with_suffix('')}: SQLite serves one process (for several, use "
+                "PostgreSQL: DATABASE_URL=postgresql+asyncpg://…)"
+            ) from None
+        self._fd = fd
+
+    async def acquire(self, stopping: asyncio.Event) -> bool:
+        self.claim()
+        return True
+
+    def on_stored(self, wake: Callable[[], None]) -> None:
+        """One process: it stores and handles its own updates."""
+
+    async def release(self) -> None:
+        if self._fd is not None:
+            os.close(self._fd)  # closing the file releases the lock
+            self._fd = None
+
+
+class PostgresLeadership:
+    """An advisory lock held on a connection of its own (``pg_try_advisory_lock``)."""
+
+    def __init__(self, database_url: str, key: int) -> None:
+        self.lost = asyncio.Event()
+        url = make_url(database_url).set(drivername="postgresql")
+        self.dsn = url.render_as_string(hide_password=False)
+        self.key = key
+        self._connection: Any = None
+        self._watch: asyncio.Task[None] | None = None
+        self._wakes: list[Callable[[], None]] = []
+        self._unreachable_said = False
+
+    async def acquire(self, stopping: asyncio.Event) -> bool:
+        import asyncpg  # type: ignore[import-untyped]
+
+        while not stopping.is_set():
+            try:
+                if self._connection is None or self._connection.is_closed():
+                    self._connection = await asyncpg.connect(self.dsn, timeout=CHECK_TIMEOUT)
+                if await self._connection.fetchval("SELECT pg_try_advisory_lock($1)", self.key):
+                    await self._connection.add_listener(CHANNEL, self._notified)
+                    self._watch = asyncio.create_task(self._watch_lock(), name="leadership")
+                    return True
+            except (OSError, asyncpg.PostgresError, TimeoutError) as error:
+                if not self._unreachable_said:
+                    logger.warning("Cannot ask PostgreSQL for the lead (%s); asking again", error)
+                    self._unreachable_said = True
+                await self._drop_connection()
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stopping.wait(), ASK_EVERY)
+        return False
+
+    def on_stored(self, wake: Callable[[], None]) -> None:
+        self._wakes.append(wake)
+
+    def _notified(self, *_: object) -> None:
+        for wake in self._wakes:
+            wake()
+
+    async def _watch_lock(self) -> None:
+        """The lock lives as long as its connection: if the connection stops answering, this
+        process no longer leads (another may already)."""
+        while True:
+            await asyncio.sleep(CHECK_EVERY)
+            try:
+                await asyncio.wait_for(self._connection.fetchval("SELECT 1"), CHECK_TIMEOUT)
+            except Exception as error:
+                logger.warning("Lost the connection that made this process the leader: %s", error)
+                self.lost.set()
+                return
+
+    async def release(self) -> None:
+        if self._watch is not None:
+            self._watch.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._watch
+            self._watch = None
+        await self._drop_connection()
+
+    async def _drop_connection(self) -> None:
+        connection, self._connection = self._connection, None
+        if connection is not None and not connection.is_closed():
+            # Closing the session releases the lock; a connection that hangs is cut.
+            try:
+                await asyncio.wait_for(connection.close(), CHECK_TIMEOUT)
+            except Exception:
+                connection.terminate()

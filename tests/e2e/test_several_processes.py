@@ -1,0 +1,181 @@
+"""Several webhook processes on one PostgreSQL: one leads, the others store and stand by.
+
+A press posted to any process is stored before its 200 and handled by the leader; the leader
+killed (SIGKILL) just after it answered a press: a standby leads within seconds, applies the
+press once, edits the same panels; SIGTERM stops a process within three seconds. Runs when
+``TEST_DATABASE_URL`` points at PostgreSQL (``.ci/run`` sets it when a server answers).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+import httpx
+import pytest
+from sqlalchemy import text
+
+from bot.storage.database import Database
+from tests.e2e.test_process import BotProcess, bot_env
+from tests.e2e.test_webhook_processes import (
+    SECRET,
+    Webhooks,
+    action_button,
+    free_port,
+    version_of,
+)
+from tests.fakes import FakeBotApi, FakeBotApiServer, FakeCallback, FakeUser
+
+
+async def role(port: int) -> str | None:
+    try:
+        async with httpx.AsyncClient(timeout=2) as client:
+            answer = await client.get(f"http://127.0.0.1:{port}/readyz")
+    except httpx.HTTPError:
+        return None
+    return str(answer.json().get("role")) if answer.status_code == 200 else None
+
+
+async def roles(ports: list[int]) -> list[str | None]:
+    return list(await asyncio.gather(*(role(port) for port in ports)))
+
+
+async def wait_for(condition: Callable[[], Awaitable[bool]], seconds: float) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if await condition():
+            return
+        await asyncio.sleep(0.05)
+    raise TimeoutError("condition not met")
+
+
+def live_panels(api: FakeBotApi, user: FakeUser) -> int:
+    """The user's private messages that carry move buttons."""
+    return sum(
+        1
+        for message in api.bot_messages(user)
+        if any(data and data.startswith("A:") for row in api.buttons(message) for _, data in row)
+    )
+
+
+async def test_the_leader_killed_after_a_200_hands_over_and_the_press_counts_once(
+    database_url: str, tmp_path: Path
+) -> None:
+    if not database_url.startswith("postgresql"):
+        pytest.skip("needs PostgreSQL: set TEST_DATABASE_URL (CI does when a server answers)")
+    api = FakeBotApi()  # Telegram's strict windows
+    ports = [free_port(), free_port()]
+    processes: list[BotProcess] = []
+    async with FakeBotApiServer(api) as server:
+        for port in ports:
+            env = bot_env(server.base_url, api.token, tmp_path)
+            env.update(
+                DATABASE_URL=database_url,
+                WEBHOOK_URL="https://cards.example.test/hook",
+                WEBHOOK_SECRET=SECRET,
+                WEBHOOK_LISTEN="127.0.0.1",
+                WEBHOOK_PORT=str(port),
+                TURN_SECONDS="120",
+            )
+            processes.append(BotProcess(env))
+        hooks = Webhooks(api, ports)
+        anna, boris = api.add_user("Anna"), api.add_user("Boris")
+        group = api.add_group("Card club", admins=[anna], members=[boris])
+        try:
+            for process in processes:
+                await process.start()
+
+            async def one_leader() -> bool:
+                return sorted(map(str, await roles(ports))) == ["leader", "standby"]
+
+            await wait_for(one_leader, 60)
+            leader = (await roles(ports)).index("leader")
+            standby = 1 - leader
+
+            # Everything posted to the standby: stored there, handled by the leader.
+            await hooks.act(standby, lambda: api.send_text(anna, group, "/new rank"))
+            await api.wait_until(lambda: bool(api.bot_messages(group)), timeout=30)
+            table = api.bot_messages(group)[0]
+            join = await hooks.act(standby, lambda: api.press(boris, table, "✋ Join"))
+            assert isinstance(join, FakeCallback)
+            await api.wait_until(lambda: join.answered and "2. Boris" in table.text, timeout=30)
+            start = await hooks.act(standby, lambda: api.press(anna, table, "▶️ Start"))
+            assert isinstance(start, FakeCallback)
+            await api.wait_until(lambda: start.answered and "Round 1" in table.text, timeout=30)
+            await api.wait_until(
+                lambda: bool(action_button(api, anna) or action_button(api, boris)), timeout=30
+            )
+
+            # A press posted to the leader, which dies 3 ms after its 200.
+            mover = anna if action_button(api, anna) else boris
+            found = action_button(api, mover)
+            assert found is not None
+            pressed = version_of(api, found)
+            await api.press(mover, *found)
+            await hooks.deliver(leader)
+            await asyncio.sleep(0.003)
+            killed_at = time.monotonic()
+            await processes[leader].kill()
+
+            async def took_over() -> bool:
+                return await role(ports[standby]) == "leader"
+
+            await wait_for(took_over, 10)
+            assert time.monotonic() - killed_at <= 5, "a standby leads within 5 s"
+            await api.wait_until(
+                lambda: bool(
+                    action_button(api, anna, pressed) or action_button(api, boris, pressed)
+                ),
+                timeout=30,
+            )
+            for user in (anna, boris):
+                assert live_panels(api, user) <= 1, f"{user.first_name} has two live panels"
+
+            # SIGTERM: gone within three seconds.
+            stopped_at = time.monotonic()
+            await processes[standby].stop(signal.SIGTERM)
+            assert time.monotonic() - stopped_at <= 3
+        finally:
+            for process in processes:
+                await process.stop()
+    db = Database.from_url(database_url)
+    try:
+        async with db.engine.connect() as connection:
+            presses = (
+                await connection.execute(text("SELECT count(*) FROM actions WHERE source='press'"))
+            ).scalar_one()
+            unhandled = (
+                await connection.execute(
+                    text("SELECT count(*) FROM inbox WHERE handled_at IS NULL")
+                )
+            ).scalar_one()
+    finally:
+        await db.close()
+    assert presses == 1, "the press posted to the dying leader counts once"
+    assert unhandled == 0
+    assert api.stats.too_many_requests == 0
+    for process in processes:
+        log = process.log.decode()
+        assert "Traceback" not in log and " ERROR " not in log, log
+
+
+async def test_a_second_process_on_one_sqlite_file_says_so_in_one_line(tmp_path: Path) -> None:
+    api = FakeBotApi(flood_limits=False)
+    async with FakeBotApiServer(api) as server:
+        env = bot_env(server.base_url, api.token, tmp_path)
+        first, second = BotProcess(env), BotProcess(env)
+        try:
+            await first.start()
+            await api.wait_until(lambda: bool(api.calls_of("getUpdates")), timeout=60)
+            await second.start()
+            assert second.process is not None and second.process.stdout is not None
+            output = await asyncio.wait_for(second.process.stdout.read(), 60)
+            assert await second.process.wait() == 2
+        finally:
+            await first.stop()
+    lines = output.decode().strip().splitlines()
+    assert len(lines) == 1 and "another Cardroom process" in lines[0], lines
+    assert "PostgreSQL" in lines[0]
