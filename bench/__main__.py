@@ -1,8 +1,8 @@
 """``python -m bench [--quick] [--only NAME…] [--profile] [--markdown]``: measure Cardroom.
 
-Runs every measurement (engines, actions with the floor, calls, resume, memory, and the
-flood limits under pressure), prints a table with the targets of issues #10, #17, #19 and #27
-beside the figures, and, last, one line
+Runs every measurement (engines, actions with the floor, calls, resume, memory, the flood
+limits under pressure, and several bot processes on PostgreSQL), prints a table with the
+targets of issues #10, #17, #19, #27 and #29 beside the figures, and, last, one line
 ``SUMMARY {json}`` with every figure by key. ``--quick`` finishes in under a minute on a
 two-core machine; without it the runs are longer and steadier. ``--profile`` prints where a
 press's time goes instead (see :mod:`bench.press_profile`).
@@ -20,10 +20,12 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench import actions, calls, engines, flood, memory, quick_play, resume
-from bench.report import Figure, markdown, summary_line, table
+from bench import actions, calls, engines, flood, memory, quick_play, resume, workers
+from bench.report import TARGETS, Figure, markdown, summary_line, table
 
-MEASUREMENTS = ("engines", "actions", "calls", "resume", "memory", "flood", "davayka")
+MEASUREMENTS = ("engines", "actions", "calls", "resume", "memory", "flood", "davayka", "workers")
+#: Issue #29's targets, beside the others.
+TARGETS.update(workers.TARGETS)
 
 
 class _Problems(logging.Handler):
@@ -88,6 +90,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "memory": lambda: memory.measure(folder / "memory", quick),
             "flood": lambda: flood.measure(folder / "flood", quick),
             "davayka": lambda: quick_play.measure(folder / "davayka", quick),
+            "workers": lambda: workers.measure(folder / "workers", quick),
         }
         for name in chosen:
             step_started = time.perf_counter()

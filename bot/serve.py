@@ -47,7 +47,7 @@ JOURNAL_EVERY, TIDY_EVERY = 0.25, 600.0
 COUNT_EVERY = 10.0
 #: Bounds on handing over: what is in hand finishes within ``FINISH_SECONDS``, and each
 #: step of the shutdown after it within ``STEP_SECONDS``.
-FINISH_SECONDS, STEP_SECONDS = 1.0, 0.5
+FINISH_SECONDS, STEP_SECONDS = 0.8, 0.3
 
 
 class ServeError(Exception):
@@ -173,10 +173,10 @@ class Process:
         self._spawn(_every(COUNT_EVERY, self._count_games, "counting the games"), "games")
         await self.application.start()
         self._started = True
+        self.reader.start()  # first: a press waits for nothing below
         post_init = self.application.post_init
         if post_init is not None:
             await post_init(self.application)
-        self.reader.start()
         bot = self.application.bot
         if self.settings.webhook_url:
             await _try(

@@ -73,7 +73,7 @@ async def test_a_process_that_refuses_or_is_down_is_passed_over_for_the_next() -
     told: list[int] = []
     balancer.after_200 = lambda delivery: told.append(delivery.process)
     (update,) = await some_updates(api, 1)
-    delivery = await balancer.post(update)
+    delivery = await asyncio.wait_for(balancer.post(update), 5)
     assert tried == [7001, 7002, 7003]
     assert (delivery.process, delivery.attempts) == (2, 3)
     assert balancer.refusals == 2
@@ -228,7 +228,7 @@ async def presses_of(player: ScriptedPlayer, count: int) -> list[Press]:
     tempo = Tempo()
     playing = asyncio.create_task(player.play(tempo, look_every=0.005))
     try:
-        await player.api.wait_until(lambda: len(player.presses) >= count, timeout=5)
+        await pressed(player, count)
         await asyncio.sleep(0.05)
     finally:
         tempo.over = True
@@ -257,6 +257,10 @@ async def test_a_player_presses_his_bottom_panel_and_goes_up_only_when_refused(
     assert decided is not None and decided.message_id == upper
 
 
+async def pressed(player: ScriptedPlayer, count: int) -> None:
+    await player.api.wait_until(lambda: len(player.presses) >= count, timeout=5)
+
+
 async def decisions(api: FakeBotApi, name: str, seed: int, rounds: int = 5) -> list[str | None]:
     """What a player with ``seed`` presses on ``rounds`` decisions of six actions each, a new
     panel each time."""
@@ -266,7 +270,7 @@ async def decisions(api: FakeBotApi, name: str, seed: int, rounds: int = 5) -> l
     try:
         for version in range(rounds):
             await panel(api, player.user, *(f"A:5:{version}:c{n}" for n in range(6)))
-            await api.wait_until(lambda v=version: len(player.presses) > v, timeout=5)
+            await pressed(player, version + 1)
     finally:
         tempo.over = True
         playing.cancel()
@@ -303,26 +307,30 @@ async def test_a_press_is_lost_when_it_got_a_200_but_no_answer_and_no_move() -> 
     balancer = Balancer(
         api, PORTS, "a-secret-of-the-bench", client=client(lambda r: httpx.Response(200))
     )
-    assert await fate(Actions(False), balancer, press) == "unposted"  # type: ignore[arg-type]
+    assert await fate(Actions(False), balancer, press) == "unposted"
     await balancer.post(api.update_log[-1])
-    assert await fate(Actions(False), balancer, press) == "lost"  # type: ignore[arg-type]
-    assert await fate(Actions(True), balancer, press) == "applied"  # type: ignore[arg-type]
+    assert await fate(Actions(False), balancer, press) == "lost"
+    assert await fate(Actions(True), balancer, press) == "applied"
     await api.handle("answerCallbackQuery", {"callback_query_id": callback.id})
-    assert await fate(Actions(False), balancer, press) == "answered"  # type: ignore[arg-type]
+    assert await fate(Actions(False), balancer, press) == "answered"
 
 
 def test_the_figures_compare_three_processes_with_one(tmp_path: Path) -> None:
     bench = WorkersBench(tmp_path, "postgresql+asyncpg://nobody@127.0.0.1/none", FULL)
-    one = Scene(1, moves=40, presses=40, too_many=0)
-    two = Scene(2, moves=30, presses=36, too_many=4, lost=1)
-    three = Scene(3, moves=20, presses=31, too_many=9, failover=1.5)
+    api = FakeBotApi(flood_limits=False)
+    one = Scene(1, PanelWatch(api), moves=40, presses=40, too_many=0)
+    two = Scene(2, PanelWatch(api), moves=30, presses=36, too_many=4, lost=1)
+    three = Scene(3, PanelWatch(api), moves=20, presses=31, too_many=9, failover=1.5)
+    two.watch.episodes.update({7: 3, 8: 1})
+    three.watch.episodes.update({7: 2, 9: 2})
     three.killed_fates = {0.003: "lost", 0.02: "answered"}
     bench.scenes = [one, two, three]
-    bench.stops = [0.2, 0.4]
+    bench.stops = [0.2, 7.5, 0.4]
     bench.stop_mid_run = 7.5
     figures = {f.key: f for f in bench._figures()}
     assert figures["workers_moves_ratio"].value == 0.5
     assert figures["workers_429"].value == 13
+    assert figures["workers_duplicate_live_panels"].value == 3, "one player's 3 times, with 2"
     assert figures["workers_lost_presses"].value == 1
     assert "3 ms: lost" in figures["workers_lost_presses"].what
     assert figures["failover_s"].value == 1.5
