@@ -14,11 +14,12 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 from telegram.ext import Application, ApplicationBuilder
 from telegram.request import BaseRequest
 
 from bot.services.games import GameStore
-from bot.services.inbox import InboxService
+from bot.services.inbox import APP_CHANNEL, InboxService
 from bot.services.languages import LanguageService
 from bot.services.lobby import LobbyService
 from bot.services.locks import GameLocks
@@ -34,6 +35,7 @@ from bot.telegram.commands import register_commands
 from bot.telegram.handlers import Cardroom
 from bot.telegram.inbox import InboxReader
 from bot.telegram.intake import Intake
+from bot.telegram.miniapp.server import GAME_KEY, MiniApp
 from bot.telegram.poller import POLL_SECONDS, DeadlinePoller
 from bot.telegram.rights import TelegramRights
 from bot.telegram.sender.budget import CallBudget, Limits
@@ -89,6 +91,47 @@ async def catch_up(room: Cardroom, *, retry_after: float = 30.0) -> None:
             continue
         logger.info("Caught up with the games changed while the bot was down")
         return
+
+
+def miniapp_for(
+    settings: Settings,
+    play: PlayService,
+    publisher: Publisher,
+    reader: InboxReader,
+    clock: Callable[[], float],
+) -> MiniApp:
+    """Davay-ka!'s Mini App: its presses go in through the inbox, every state published goes
+    to its pages at once, and its button onto the game's panels."""
+    assert settings.webapp_url is not None
+    miniapp = MiniApp(
+        settings.require_token(),
+        settings.webapp_url,
+        settings.webapp_script,
+        play.snapshot,
+        clock,
+    )
+
+    async def take(press: dict[str, Any]) -> None:
+        await reader.take([press], "app")
+
+    miniapp.take = take
+    publisher.watchers.append(miniapp.show)
+    publisher.app_url = lambda snapshot: (
+        miniapp.url(snapshot.game_id) if snapshot.game_key == GAME_KEY else None
+    )
+    if reader.inbox.shared:
+        # Other processes may hold the pages' sockets: they hear of each state and answer.
+        told: set[asyncio.Task[None]] = set()
+
+        def announce(note: dict[str, Any]) -> None:
+            task = asyncio.create_task(
+                reader.inbox.announce(APP_CHANNEL, orjson.dumps(note).decode())
+            )
+            told.add(task)
+            task.add_done_callback(told.discard)
+
+        miniapp.announce = announce
+    return miniapp
 
 
 def settle() -> None:
@@ -213,6 +256,8 @@ def build_application(
     reader = InboxReader(InboxService(db, clock), application.bot, application.update_queue)
     reader.attach(intake)
     application.bot_data["inbox"] = reader
+    if settings.webapp_url:
+        room.miniapp = miniapp_for(settings, play, publisher, reader, clock)
     publisher.on_chat_moved = room.move_chat
     publisher.on_unreachable = room.seat_unreachable
     publisher.on_shown = play.mark_shown

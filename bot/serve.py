@@ -23,17 +23,19 @@ from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
 
+import orjson
 from telegram.error import TelegramError
 from tornado.httpserver import HTTPServer
 from tornado.web import Application as WebApplication
 
 from bot.app import ALLOWED_UPDATES, App
-from bot.services.inbox import KEEP_CALLS
+from bot.services.inbox import APP_CHANNEL, KEEP_CALLS
 from bot.settings import Settings
 from bot.storage.leadership import Leadership, leadership_for
 from bot.telegram import metrics
 from bot.telegram.handlers import Cardroom
 from bot.telegram.inbox import MAX_POST_BYTES, InboxReader, WebhookHandler, poll
+from bot.telegram.miniapp.server import MAX_FRAME
 from bot.telegram.sender.budget import CallBudget
 
 logger = logging.getLogger(__name__)
@@ -79,6 +81,8 @@ class Process:
 
     def routes(self) -> list[tuple[str, Any, dict[str, Any]]]:
         routes: list[tuple[str, Any, dict[str, Any]]] = list(metrics.routes(self.readiness))
+        if self.room.miniapp is not None:
+            routes += self.room.miniapp.routes()
         if self.settings.webhook_url:
             path = urlsplit(self.settings.webhook_url).path or "/"
             routes.append(
@@ -109,7 +113,9 @@ class Process:
         port = self.settings.webhook_port if webhook else self.settings.health_port
         if not port:
             return
-        web = WebApplication(self.routes(), log_function=_log_request)
+        web = WebApplication(
+            self.routes(), log_function=_log_request, websocket_max_message_size=MAX_FRAME
+        )
         server = HTTPServer(web, max_body_size=MAX_POST_BYTES, xheaders=True)
         try:
             server.listen(port, self.settings.webhook_listen)
@@ -141,6 +147,10 @@ class Process:
         self.listen()
         await self.application.initialize()
         self.leadership.on_stored(self.reader.wake)
+        miniapp = self.room.miniapp
+        if miniapp is not None:
+            # The leader's word to this process' Mini App sockets (several processes).
+            self.leadership.listen(APP_CHANNEL, self._heard_for_app)
         status = 0
         try:
             if await self.leadership.acquire(self.stopping):
@@ -220,6 +230,17 @@ class Process:
             await _bounded(application.post_shutdown(application), "shutting down")
         with contextlib.suppress(Exception):
             await asyncio.wait_for(application.shutdown(), STEP_SECONDS)
+
+    def _heard_for_app(self, payload: str) -> None:
+        miniapp = self.room.miniapp
+        if miniapp is None or self.role == "leader":
+            return  # the leader's own sockets were told at once
+        try:
+            note = orjson.loads(payload)
+        except orjson.JSONDecodeError:
+            return
+        if isinstance(note, dict):
+            self._spawn(miniapp.announced(note), "app-note")
 
     async def _count_games(self) -> None:
         metrics.live_games(await self.room.play.live_count())

@@ -7,6 +7,7 @@ import hmac
 import re
 import typing
 from typing import Any
+from urllib.parse import urlsplit
 
 from pydantic import Field, SecretStr, ValidationError, field_validator
 from pydantic_core import ErrorDetails
@@ -25,6 +26,9 @@ TOKEN_PATTERN = re.compile(r"[0-9]+:[A-Za-z0-9_-]{30,}")
 #: :meth:`Settings.webhook_secret_token`); changing it changes every derived secret.
 WEBHOOK_SECRET_DERIVATION = b"cardroom webhook secret"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+TELEGRAM_WEB_APP_SCRIPT = "https://telegram.org/js/telegram-web-app.js"
+#: Hosts a Mini App may be served from over plain HTTP (this machine: the sandbox).
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
 
 
 class MissingTokenError(Exception):
@@ -49,6 +53,12 @@ class Settings(BaseSettings):
     # /healthz, /readyz and /metrics in polling mode (in webhook mode: on WEBHOOK_PORT);
     # 0 serves none.
     health_port: int = Field(default=9464, ge=0, le=65535)
+    # The public HTTPS base URL of the bot's web server (behind the TLS proxy), where
+    # Davay-ka!'s Mini App is served (``<url>/app/davayka``); unset: no Mini App.
+    webapp_url: str | None = None
+    # The script that gives the Mini App ``Telegram.WebApp``: Telegram's own (the sandbox
+    # serves a stand-in).
+    webapp_script: str = TELEGRAM_WEB_APP_SCRIPT
     log_level: str = "INFO"
 
     @field_validator("telegram_bot_token", mode="before")
@@ -85,6 +95,22 @@ class Settings(BaseSettings):
                 "(leave it empty to use one derived from the token)"
             )
         return value
+
+    @field_validator("webapp_url")
+    @classmethod
+    def _webapp_url_telegram_opens(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        parts = urlsplit(value.strip())
+        loopback = parts.scheme == "http" and parts.hostname in LOOPBACK_HOSTS
+        if not (parts.scheme == "https" or loopback) or not parts.hostname:
+            raise ValueError(
+                "must be an https:// URL (Telegram opens Mini Apps over HTTPS only), "
+                "e.g. https://cards.example.org"
+            )
+        if parts.query or parts.fragment:
+            raise ValueError("must be a base URL, without ? or #")
+        return value.strip().rstrip("/")
 
     @field_validator("log_level")
     @classmethod

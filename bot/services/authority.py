@@ -34,10 +34,21 @@ SHARED_IDENTITIES = frozenset({1087968824, 136817688, 777000})
 
 @dataclass(frozen=True, slots=True)
 class Origin:
-    """The message a button was pressed on, as Telegram reported it."""
+    """The message a button was pressed on, as Telegram reported it — or the player's Mini
+    App (:meth:`mini_app`)."""
 
     chat_id: int
     message_id: int
+
+    @classmethod
+    def mini_app(cls, user_id: int) -> Origin:
+        """A press on the Mini App of the player Telegram signed as ``user_id``: it stands
+        for his panel (no message of Telegram's has id 0)."""
+        return cls(user_id, MINI_APP)
+
+
+#: The "message" of a press made in the Mini App.
+MINI_APP = 0
 
 
 class ChatRights(Protocol):
@@ -76,7 +87,7 @@ def require_panel(seat: SeatColumns, origin: Origin, status: str) -> None:
     if seat.user_id is None or origin.chat_id != seat.user_id:
         raise ServiceError("press.foreign")
     shown = seat.dm_message_id
-    if shown is not None and origin.message_id != shown:
+    if shown is not None and origin.message_id not in (shown, MINI_APP):
         raise _outdated(status)
 
 

@@ -9,9 +9,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from bot.storage.database import Database
-from bot.storage.inbox import AlreadyHandled, Calls, Inbox, Stored, handling
+from bot.storage.inbox import APP_CHANNEL, AlreadyHandled, Calls, Inbox, Stored, handling, notify
 
-__all__ = ["AlreadyHandled", "InboxService", "Stored", "chat_of", "handling"]
+__all__ = ["APP_CHANNEL", "AlreadyHandled", "InboxService", "Stored", "chat_of", "handling"]
 
 #: Handled updates are kept this long (Telegram redelivers a webhook post for a day at most).
 KEEP_HANDLED = 2 * 86_400.0
@@ -28,6 +28,8 @@ _MESSAGE_FIELDS = (
     "my_chat_member",
     "chat_member",
     "chat_join_request",
+    # A press made in the Mini App (an update of the bot's own making): its player's chat.
+    "cardroom_app",
 )
 
 
@@ -86,6 +88,17 @@ class InboxService:
         async with self.db.transaction() as session:
             await Inbox(session).forget_handled(now - KEEP_HANDLED)
             await Calls(session).forget(now - KEEP_CALLS)
+
+    @property
+    def shared(self) -> bool:
+        """Whether other processes may share the database (and hear :meth:`announce`)."""
+        return not self.db.is_sqlite
+
+    async def announce(self, channel: str, payload: str) -> None:
+        """Tell the processes listening on ``channel`` (nothing to do on SQLite: one process)."""
+        if self.shared:
+            async with self.db.transaction() as session:
+                await notify(session, channel, payload)
 
     async def record_calls(self, calls: Sequence[tuple[int, float]]) -> None:
         async with self.db.transaction() as session:

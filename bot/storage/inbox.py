@@ -30,6 +30,8 @@ from bot.storage.models import CallRow, InboxRow
 
 #: The PostgreSQL channel an update stored in the inbox is announced on.
 CHANNEL = "cardroom_inbox"
+#: The channel the leader tells the other processes' Mini App sockets on.
+APP_CHANNEL = "cardroom_app"
 
 
 class AlreadyHandled(Exception):
@@ -166,6 +168,14 @@ class Inbox:
         await self.session.execute(
             delete(InboxRow).where(InboxRow.handled_at.is_not(None), InboxRow.handled_at < before)
         )
+
+
+async def notify(session: AsyncSession, channel: str, payload: str) -> None:
+    """Tell every process listening on ``channel`` (PostgreSQL; when the transaction
+    commits)."""
+    await session.execute(
+        text("SELECT pg_notify(:channel, :payload)"), {"channel": channel, "payload": payload}
+    )
 
 
 class Calls:

@@ -51,6 +51,11 @@ class Leadership(Protocol):
         """Call ``wake`` whenever another process stores an update in the inbox."""
         ...
 
+    def listen(self, channel: str, heard: Callable[[str], None]) -> None:
+        """Call ``heard`` with every payload another process sends on ``channel``, leader or
+        not."""
+        ...
+
     async def release(self) -> None:
         """Stop leading at once (a standby takes over)."""
         ...
@@ -106,6 +111,9 @@ class SqliteLeadership:
     def on_stored(self, wake: Callable[[], None]) -> None:
         """One process: it stores and handles its own updates."""
 
+    def listen(self, channel: str, heard: Callable[[str], None]) -> None:
+        """One process: nobody else speaks."""
+
     async def release(self) -> None:
         if self._fd is not None:
             os.close(self._fd)  # closing the file releases the lock
@@ -123,6 +131,7 @@ class PostgresLeadership:
         self._connection: Any = None
         self._watch: asyncio.Task[None] | None = None
         self._wakes: list[Callable[[], None]] = []
+        self._channels: dict[str, Callable[[str], None]] = {}
         self._unreachable_said = False
 
     async def acquire(self, stopping: asyncio.Event) -> bool:
@@ -132,6 +141,8 @@ class PostgresLeadership:
             try:
                 if self._connection is None or self._connection.is_closed():
                     self._connection = await asyncpg.connect(self.dsn, timeout=CHECK_TIMEOUT)
+                    for channel, heard in self._channels.items():
+                        await self._connection.add_listener(channel, _payload_to(heard))
                 if await self._connection.fetchval("SELECT pg_try_advisory_lock($1)", self.key):
                     await self._connection.add_listener(CHANNEL, self._notified)
                     self._watch = asyncio.create_task(self._watch_lock(), name="leadership")
@@ -147,6 +158,9 @@ class PostgresLeadership:
 
     def on_stored(self, wake: Callable[[], None]) -> None:
         self._wakes.append(wake)
+
+    def listen(self, channel: str, heard: Callable[[str], None]) -> None:
+        self._channels[channel] = heard
 
     def _notified(self, *_: object) -> None:
         for wake in self._wakes:
@@ -180,3 +194,12 @@ class PostgresLeadership:
                 await asyncio.wait_for(connection.close(), CHECK_TIMEOUT)
             except Exception:
                 connection.terminate()
+
+
+def _payload_to(heard: Callable[[str], None]) -> Callable[..., None]:
+    """An asyncpg listener (connection, pid, channel, payload) that hands on the payload."""
+
+    def listener(_connection: object, _pid: int, _channel: str, payload: str) -> None:
+        heard(payload)
+
+    return listener

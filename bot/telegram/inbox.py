@@ -36,6 +36,8 @@ DONE_EVERY = 0.05
 POLL_TIMEOUT = 10
 #: The largest webhook post taken (Telegram's updates are a few kilobytes).
 MAX_POST_BYTES = 1 << 20
+#: The field of an update of the bot's own making (a Mini App press): never from Telegram.
+OWN_FIELD = "cardroom_app"
 
 
 class InboxReader:
@@ -203,7 +205,12 @@ class WebhookHandler(RequestHandler):
         except orjson.JSONDecodeError:
             payload = None
         update_id = payload.get("update_id") if isinstance(payload, dict) else None
-        if not isinstance(update_id, int) or isinstance(update_id, bool):
+        if (
+            not isinstance(update_id, int)
+            or isinstance(update_id, bool)
+            or update_id <= 0  # Telegram's are positive; the bot's own (Mini App) are not
+            or OWN_FIELD in payload
+        ):
             self.send_error(400)
             return
         try:

@@ -51,7 +51,7 @@ PlatformCollector(registry=REGISTRY)
 GCCollector(registry=REGISTRY)
 
 #: How an update reached the inbox.
-Via = Literal["webhook", "polling"]
+Via = Literal["webhook", "polling", "app"]
 #: How Telegram answered a Bot API call.
 Outcome = Literal["ok", "retry_after", "forbidden", "bad_request", "network", "error"]
 OUTCOMES: Final[tuple[Outcome, ...]] = get_args(Outcome)

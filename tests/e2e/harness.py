@@ -42,6 +42,8 @@ class Harness:
     app: App | None = None
     #: Seconds a move waits for its player before he is pinged (``None``: the bot's own).
     ping_after: float | None = None
+    #: Where Davay-ka!'s Mini App is served (``None``: not at all).
+    webapp_url: str | None = None
 
     async def start(self) -> App:
         """Start a bot process (as after a restart: nothing in memory but the database)."""
@@ -51,6 +53,7 @@ class Harness:
             database_url=self.database_url,
             turn_seconds=self.turn_seconds,
             computer_delay_seconds=1.0,
+            webapp_url=self.webapp_url,
             _env_file=None,  # type: ignore[call-arg]
         )
         app = build_application(
@@ -76,6 +79,9 @@ class Harness:
         assert app.post_init is not None
         await app.post_init(app)
         await app.start()
+        # Telegram's updates come by PTB's own polling here; the inbox's reader hands over the
+        # updates of the bot's own making (Mini App presses).
+        app.bot_data["inbox"].start()
         assert app.updater is not None
         await app.updater.start_polling(poll_interval=0.0, timeout=1)
         self.app = app
@@ -89,6 +95,7 @@ class Harness:
         self.app = None
         assert app.updater is not None
         await app.updater.stop()
+        await app.bot_data["inbox"].stop()
         await app.stop()
         if app.post_stop is not None:
             await app.post_stop(app)

@@ -210,6 +210,8 @@ async def start_game(h: Harness, group: FakeChat, anna: FakeUser, boris: FakeUse
     await h.api.wait_until(lambda: bool(h.api.bot_messages(group)))
     await settle(h)
     await h.api.press(boris, table(h, group), "✋ Join")
+    # His join may wait a moment for his greeting (he never started the bot): Start after it.
+    await h.api.wait_until(lambda: f"2. {boris.first_name}" in table(h, group).text)
     await settle(h)
     await h.api.press(anna, table(h, group), "▶️ Start")
     await h.api.wait_until(lambda: panel(h, anna) is not None and panel(h, boris) is not None)

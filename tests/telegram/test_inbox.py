@@ -146,3 +146,13 @@ async def test_a_post_that_cannot_be_stored_is_not_acknowledged(
 
     reader.inbox.take = refuse  # type: ignore[method-assign]
     assert await post(url, press(12)) == 503
+
+
+async def test_a_webhook_post_cannot_pass_for_a_mini_app_press(
+    webhook: tuple[str, InboxReader],
+) -> None:
+    url, reader = webhook
+    forged = {"update_id": 77, "cardroom_app": {"user": 1, "game": 1, "code": "r"}}
+    assert await post(url, forged) == 400
+    assert await post(url, {**press(78), "update_id": -78}) == 400
+    assert await reader.inbox.pending(10) == []

@@ -9,6 +9,7 @@ chat's budget. What a chat should see is handed to the sender (:mod:`bot.telegra
 - :mod:`~bot.telegram.handlers.boards` — ``/top``, ``/stats``, ``/history`` and their buttons;
 - :mod:`~bot.telegram.handlers.waitlist` — ``/nextgame``, and telling those who asked when a
   lobby opens;
+- :mod:`~bot.telegram.handlers.miniapp` — a press made in Davay-ka!'s Mini App;
 - :mod:`~bot.telegram.handlers.chat` — membership, a group's upgrade, errors.
 """
 
@@ -25,7 +26,7 @@ from telegram.ext import (
     filters,
 )
 
-from bot.telegram.handlers import boards, buttons, chat, commands, waitlist
+from bot.telegram.handlers import boards, buttons, chat, commands, miniapp, waitlist
 from bot.telegram.handlers.chat import handle_error
 from bot.telegram.handlers.room import Cardroom, available_games
 
@@ -49,6 +50,7 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     application.add_handler(CommandHandler("pings", commands.handle_pings))
     application.add_handler(CommandHandler("nextgame", waitlist.handle_nextgame))
     application.add_handler(CallbackQueryHandler(buttons.handle_button))
+    application.add_handler(miniapp.AppPressHandler())
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.handle_migration))
     application.add_handler(
         MessageHandler(filters.StatusUpdate.LEFT_CHAT_MEMBER, chat.handle_member_left)

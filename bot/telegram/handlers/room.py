@@ -24,6 +24,7 @@ from bot.services.waitlist import WaitlistService
 from bot.telegram.charts import ChartPool
 from bot.telegram.handlers.tables import TablePosts
 from bot.telegram.intake import PressThrottle
+from bot.telegram.miniapp.server import MiniApp
 from bot.telegram.poller import DeadlinePoller
 from bot.telegram.render import has_renderer
 from bot.telegram.render.common import esc
@@ -76,6 +77,8 @@ class Cardroom:
     tables: TablePosts = field(default_factory=TablePosts)
     #: The redraw after a start (``bot.app.catch_up``), while it runs.
     catching_up: asyncio.Task[None] | None = None
+    #: Davay-ka!'s Mini App, where it is served (``WEBAPP_URL``).
+    miniapp: MiniApp | None = None
 
     async def remember_table(self, game_id: int, message_id: int | None) -> None:
         """Record a game's table message (the publisher's call), and tell whoever waits

@@ -7,11 +7,13 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True, slots=True)
 class Button:
-    """An inline button: callback ``data`` or a ``url``."""
+    """An inline button: callback ``data``, a ``url``, or a Mini App (``web_app``: its URL,
+    opened inside Telegram; private chats only)."""
 
     text: str
     data: str | None = None
     url: str | None = None
+    web_app: str | None = None
 
 
 Keyboard = tuple[tuple[Button, ...], ...]

@@ -28,6 +28,7 @@ showing.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable
@@ -55,6 +56,7 @@ from bot.telegram.render import (
     solo_content,
     table_content,
 )
+from bot.telegram.render.content import Button
 from bot.telegram.sender.budget import CallBudget, Limits, Priority, Ticket
 from bot.telegram.sender.limiter import calling
 from bot.telegram.sender.notes import NO_PREVIEW, Note, Notes, Outcome, markup_json
@@ -204,6 +206,10 @@ class Publisher:
         self._pin_tasks: set[asyncio.Task[None]] = set()
         #: When each panel was last sent anew for a ``/start`` (loop time): (game, seat).
         self._recalled: dict[tuple[int, int], float] = {}
+        #: Told every snapshot published, at once (the Mini App's pages show it unpaced).
+        self.watchers: list[Callable[[GameSnapshot], None]] = []
+        #: The Mini App page of a game, if it has one (a ``web_app`` button on its panels).
+        self.app_url: Callable[[GameSnapshot], str | None] | None = None
 
     # -- publishing ---------------------------------------------------------------------
 
@@ -213,6 +219,8 @@ class Publisher:
         A game in its player's private chat keeps one message there, the table and his hand
         together, in his language (:func:`~bot.telegram.render.solo_content`).
         """
+        for watcher in self.watchers:
+            watcher(snapshot)
         owner = snapshot.seat_of(snapshot.chat_id) if snapshot.chat_kind == "private" else None
         if owner is not None and not snapshot.is_lobby:
             self._publish_panel(
@@ -279,9 +287,16 @@ class Publisher:
         solo: bool = False,
     ) -> None:
         draw = solo_content if solo else panel_content
+        app_url = self.app_url if snapshot.status == "playing" else None
 
         def render(now: float, screen: str | None) -> Content:
-            return draw(t, snapshot, seat, now, screen)
+            content = draw(t, snapshot, seat, now, screen)
+            page = None if app_url is None or screen is not None else app_url(snapshot)
+            if page is None:
+                return content
+            # The game in real time: its Mini App, a button under the panel's own.
+            button = Button(t("app.open"), web_app=page)
+            return dataclasses.replace(content, keyboard=(*content.keyboard, (button,)))
 
         panel = self._slot((snapshot.game_id, seat), user_id, None, True, message_id)
         if not snapshot.seats[seat].autopilot:

@@ -36,7 +36,7 @@ import orjson
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
-from bot.telegram.render.content import Keyboard
+from bot.telegram.render.content import Button, Keyboard
 from bot.telegram.sender.budget import CallBudget, Priority, Ticket
 from bot.telegram.sender.limiter import calling
 
@@ -55,16 +55,16 @@ def markup_json(keyboard: Keyboard) -> str | None:
     """An inline keyboard as the Bot API's ``reply_markup`` JSON; ``None`` for no keyboard."""
     if not keyboard:
         return None
-    rows = [
-        [
-            {"text": b.text, "url": b.url}
-            if b.url is not None
-            else {"text": b.text, "callback_data": b.data}
-            for b in row
-        ]
-        for row in keyboard
-    ]
+    rows = [[_button_json(b) for b in row] for row in keyboard]
     return orjson.dumps({"inline_keyboard": rows}).decode()
+
+
+def _button_json(button: Button) -> dict[str, Any]:
+    if button.web_app is not None:
+        return {"text": button.text, "web_app": {"url": button.web_app}}
+    if button.url is not None:
+        return {"text": button.text, "url": button.url}
+    return {"text": button.text, "callback_data": button.data}
 
 
 def message_call(
