@@ -4,9 +4,9 @@ Users write with the simulation API (``send_text``, ``send_as_group``, ``edit_te
 hears of it as Telegram's privacy mode decides. The bot's calls (``sendMessage``,
 ``sendPhoto``, ``editMessage*``, ``deleteMessage(s)``, ``(un)pinChatMessage``...) are checked
 as Telegram checks them — parse modes and entities (:mod:`~bot.sandbox.formatting`), lengths,
-inline keyboards, replies and forum topics, "message is not modified" — and sends and edits
-count against the flood limits (:mod:`~bot.sandbox.flood`). An edit keeps the message's earlier
-versions in its ``history``.
+inline keyboards (a ``web_app`` button only in a private chat, and over HTTPS), replies and
+forum topics, "message is not modified" — and sends and edits count against the flood limits
+(:mod:`~bot.sandbox.flood`). An edit keeps the message's earlier versions in its ``history``.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from typing import Any, Final
+from urllib.parse import urlsplit
 
 from .calls import Args, JSONValue, api_method
 from .chats import Chats
@@ -46,6 +47,9 @@ _BUTTON_ACTIONS: Final = (
     "callback_game",
     "pay",
 )
+#: Where the sandbox opens a ``web_app`` over plain HTTP: its own Mini App, on this machine
+#: (Telegram opens HTTPS only).
+_WEB_APP_HTTP_HOSTS: Final = frozenset({"127.0.0.1", "localhost"})
 _COMMAND = re.compile(r"^/[A-Za-z0-9_]{1,32}(?:@[A-Za-z0-9_]{1,32})?(?=\s|$)")
 _MENTION = re.compile(r"(?<![\w@])@[A-Za-z0-9_]{4,32}\b")
 
@@ -201,7 +205,9 @@ class Messages(Chats, Files):
                 entity = {**entity, "user": user.to_dict()}
             yield entity
 
-    def _validate_markup(self, markup: Any, *, inline_only: bool = False) -> JSONDict | None:
+    def _validate_markup(
+        self, markup: Any, chat: FakeChat, *, inline_only: bool = False
+    ) -> JSONDict | None:
         if markup is None:
             return None
         if not isinstance(markup, dict):
@@ -220,7 +226,7 @@ class Messages(Chats, Files):
         for row in rows:
             clean_row: list[JSONDict] = []
             for button in row:
-                clean_row.append(_validate_button(button))
+                clean_row.append(_validate_button(button, chat))
                 count += 1
             if clean_row:
                 clean_rows.append(clean_row)
@@ -329,7 +335,7 @@ class Messages(Chats, Files):
         parse_mode: Any,
     ) -> FakeMessage:
         """A new bot message in ``chat``: what sendMessage and sendPhoto share."""
-        markup = self._validate_markup(args.get("reply_markup"))
+        markup = self._validate_markup(args.get("reply_markup"), chat)
         reply_to = self._reply_target(chat, args)
         thread_id, is_topic = self._thread_for_send(chat, args, reply_to)
         self._consume_flood(chat, method)
@@ -375,7 +381,7 @@ class Messages(Chats, Files):
         raw_text = args.text("text")
         parse_mode = args.get("parse_mode")
         formatted = self._format(raw_text, parse_mode, args.get("entities"))
-        markup = self._validate_markup(args.get("reply_markup"), inline_only=True)
+        markup = self._validate_markup(args.get("reply_markup"), chat, inline_only=True)
         message = self._editable(chat, args)
         if message.photo is not None or message.text is None:
             raise ApiError.bad_request("there is no text in the message to edit")
@@ -398,7 +404,7 @@ class Messages(Chats, Files):
         formatted = self._format(
             raw_caption, parse_mode, args.get("caption_entities"), caption=True
         )
-        markup = self._validate_markup(args.get("reply_markup"), inline_only=True)
+        markup = self._validate_markup(args.get("reply_markup"), chat, inline_only=True)
         message = self._editable(chat, args)
         if message.photo is None:
             raise ApiError.bad_request("there is no caption in the message to edit")
@@ -417,7 +423,7 @@ class Messages(Chats, Files):
     async def _edit_message_reply_markup(self, args: Args) -> JSONValue:
         chat = self._chat_param(args)
         self._check_writable(chat)
-        markup = self._validate_markup(args.get("reply_markup"), inline_only=True)
+        markup = self._validate_markup(args.get("reply_markup"), chat, inline_only=True)
         message = self._editable(chat, args)
         if markup == message.reply_markup:
             raise ApiError.bad_request(NOT_MODIFIED)
@@ -532,7 +538,7 @@ def _valid_entities(entities: Any) -> bool:
     )
 
 
-def _validate_button(button: Any) -> JSONDict:
+def _validate_button(button: Any, chat: FakeChat) -> JSONDict:
     if not isinstance(button, dict):
         raise ApiError.bad_request("can't parse inline keyboard button: object expected")
     if not isinstance(button.get("text"), str):
@@ -552,4 +558,38 @@ def _validate_button(button: Any) -> JSONDict:
             r"^(?:(?:https?|tg)://)?[^\s/$.?#][^\s]*$", url
         ):
             raise ApiError.bad_request("BUTTON_URL_INVALID")
+    if "web_app" in button:
+        _validate_web_app(button["web_app"], chat)
     return dict(button)
+
+
+def _validate_web_app(web_app: Any, chat: FakeChat) -> None:
+    """A ``web_app`` button opens a Mini App for the one who presses it: Telegram takes it in
+    private chats only, and its URL must be HTTPS (the sandbox's own app on this machine,
+    ``http://127.0.0.1:<port>`` or ``http://localhost:<port>``, passes too)."""
+    if not isinstance(web_app, dict):
+        raise ApiError.bad_request(
+            'can\'t parse inline keyboard button: Field "web_app" must be of type Object'
+        )
+    url = web_app.get("url")
+    if not isinstance(url, str):
+        raise ApiError.bad_request(
+            'can\'t parse inline keyboard button: Field "url" must be of type String'
+        )
+    if not chat.is_private:
+        raise ApiError.bad_request("BUTTON_TYPE_INVALID")
+    if not _web_app_url_allowed(url):
+        raise ApiError.bad_request("BUTTON_URL_INVALID")
+
+
+def _web_app_url_allowed(url: str) -> bool:
+    if not url or any(character.isspace() for character in url):
+        return False
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:  # a port that is no number, or out of range
+        return False
+    if parts.scheme == "https":
+        return bool(parts.hostname)
+    return parts.scheme == "http" and parts.hostname in _WEB_APP_HTTP_HOSTS and bool(port)

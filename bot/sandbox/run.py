@@ -3,8 +3,11 @@
 One event loop runs the emulator (:class:`~bot.sandbox.server.FakeBotApiServer`, which also
 serves the page of :mod:`bot.sandbox.web`) on a loopback port, and the bot as
 ``build_application`` makes it, long-polling the emulator through ``TELEGRAM_API_BASE_URL``
-like any local Bot API server. The caller has migrated the database already. Ctrl-C (SIGINT)
-or SIGTERM stops the bot, then the server, and returns.
+like any local Bot API server. The bot's own web server listens on another free loopback port
+(``HEALTH_PORT``), where it serves its Mini App (``WEBAPP_URL``) with the stand-in for
+Telegram's WebApp script; the page opens it beside the chat (:mod:`bot.sandbox.webapp`). The
+caller has migrated the database already. Ctrl-C (SIGINT) or SIGTERM stops the bot, then the
+server, and returns.
 """
 
 from __future__ import annotations
@@ -13,6 +16,7 @@ import asyncio
 import contextlib
 import logging
 import signal
+import socket
 import sys
 from collections.abc import Sequence
 from typing import Final, TextIO
@@ -36,19 +40,34 @@ SANDBOX_DATABASE_URL: Final = "sqlite+aiosqlite:///./data/sandbox.db"
 """The sandbox's own database: its games and leaderboards never mix with a real bot's."""
 
 HOST: Final = "127.0.0.1"
+WEB_APP_SCRIPT_PATH: Final = "/app/static/web-app-stand-in.js"
+"""Where the bot's web server serves the stand-in for Telegram's WebApp script (the real one
+works only inside Telegram)."""
 
 
-def sandbox_settings(settings: Settings, base_url: str) -> Settings:
-    """``settings`` for a bot that talks to the emulator at ``base_url``, by long polling."""
+def sandbox_settings(settings: Settings, base_url: str, web_port: int) -> Settings:
+    """``settings`` for a bot that talks to the emulator at ``base_url``, by long polling, and
+    serves its web routes (the Mini App among them) on ``http://127.0.0.1:<web_port>``."""
+    web_url = f"http://{HOST}:{web_port}"
     return settings.model_copy(
         update={
             "telegram_bot_token": SecretStr(SANDBOX_TOKEN),
             "telegram_api_base_url": base_url,
             "webhook_url": None,
             "webhook_secret": None,
-            "health_port": 0,
+            "webhook_listen": HOST,
+            "health_port": web_port,
+            "webapp_url": web_url,
+            "webapp_script": web_url + WEB_APP_SCRIPT_PATH,
         }
     )
+
+
+def free_port() -> int:
+    """A loopback port nobody listens on now (the bot's web server takes it a moment later)."""
+    with socket.socket() as probe:
+        probe.bind((HOST, 0))
+        return int(probe.getsockname()[1])
 
 
 def run_sandbox(
@@ -87,7 +106,7 @@ async def _serve(settings: Settings, port: int, languages: Sequence[str], out: T
             file=sys.stderr,
         )
         return 1
-    bot_settings = sandbox_settings(settings, base_url)
+    bot_settings = sandbox_settings(settings, base_url, free_port())
     # The bot as in production, polling the emulator: updates go through the inbox.
     process = Process(build_application(bot_settings), bot_settings)
     process.stopping = stop

@@ -11,6 +11,10 @@ Routes:
 * ``POST /sandbox/api/press`` ``{"user_id", "chat_id", "message_id", "data"}`` - a user
   presses a callback button; answers with the bot's callback answer.
 * ``POST /sandbox/api/open`` ``{"user_id", "url"}`` - a user follows a deep link.
+* ``POST /sandbox/api/webapp`` ``{"user_id", "url"}`` - a user opens a Mini App from a
+  ``web_app`` button the bot sent to his private chat: answers ``{"url"}``, the button's URL
+  with the launch parameters Telegram would add, ``initData`` signed for him with the bot's
+  token (:mod:`bot.sandbox.webapp`). The page shows it in an ``<iframe>`` beside the chat.
 * ``GET /sandbox/api/files/<file_unique_id>`` - a photo the bot sent (a PNG, JPEG or GIF by
   its bytes, served as such and nothing else), for the page's ``<img>``.
 
@@ -26,12 +30,14 @@ from __future__ import annotations
 
 import json
 import logging
+import time
 from pathlib import Path
 from typing import Any, Final
 
 from tornado.web import HTTPError, RequestHandler, StaticFileHandler
 
 from .server import Route, request_refusal
+from .webapp import launch_url, sign_init_data, web_app_buttons
 from .world import FILE_ROUTE, SandboxError, SandboxWorld
 
 __all__ = ["PAGE_HEADER", "STATIC_DIR", "page_routes"]
@@ -42,6 +48,8 @@ STATIC_DIR: Final = Path(__file__).parent / "static"
 LONG_POLL_SECONDS: Final = 25.0
 PAGE_HEADER: Final = "X-Cardroom-Sandbox"
 """The header (value ``1``) the page sends with every action; ``static/sandbox.js`` sends it."""
+MINI_APP_SOURCES: Final = "http://127.0.0.1:* http://localhost:* https:"
+"""Where the page's Mini App frames may come from: what the emulator takes as a ``web_app``."""
 
 
 def _refuse_foreign(handler: RequestHandler) -> None:
@@ -71,7 +79,8 @@ class _PageHandler(_LocalHandler):
         self.set_header(
             "Content-Security-Policy",
             "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
-            "connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+            f"connect-src 'self'; frame-src {MINI_APP_SOURCES}; frame-ancestors 'none'; "
+            "base-uri 'none'; form-action 'none'",
         )
 
     def get(self) -> None:
@@ -225,6 +234,27 @@ class _OpenHandler(_ApiHandler):
         self.reply({"chat_id": message.chat_id, "message_id": message.message_id})
 
 
+class _WebAppHandler(_ApiHandler):
+    """``POST /sandbox/api/webapp``."""
+
+    def post(self) -> None:
+        data = self.body()
+        url = _text(data, "url")
+        try:
+            user = self.world.user(_integer(data, "user_id"))
+        except SandboxError as error:
+            self.reply({"error": str(error)}, 400)
+            return
+        # As in a Telegram client: a user opens only the apps of buttons he is shown.
+        if url not in {button.url for button in web_app_buttons(self.world.api, user)}:
+            self.reply(
+                {"error": f"The bot sent {user.full_name} no button that opens {url}."}, 400
+            )
+            return
+        init_data = sign_init_data(self.world.api.token, user, auth_date=int(time.time()))
+        self.reply({"url": launch_url(url, init_data)})
+
+
 class _FileHandler(_LocalHandler):
     """``GET /sandbox/api/files/<file_unique_id>``: a photo the bot sent, as its image type.
 
@@ -257,5 +287,6 @@ def page_routes(world: SandboxWorld) -> list[Route]:
         (r"/sandbox/api/send", _SendHandler, api),
         (r"/sandbox/api/press", _PressHandler, api),
         (r"/sandbox/api/open", _OpenHandler, api),
+        (r"/sandbox/api/webapp", _WebAppHandler, api),
         (FILE_ROUTE + r"([A-Za-z0-9_-]{1,64})", _FileHandler, api),
     ]

@@ -382,11 +382,17 @@ def _json_with(data: JSONDict, name: str, parts: list[str]) -> str:
 
 
 def _button_dict(button: JSONDict) -> JSONDict:
+    """An inline button for the page: its ``kind`` (``callback``, ``url``, ``web_app`` or
+    ``other``, which the page cannot press) and ``value`` (the callback data, or the URL the
+    link or the Mini App opens)."""
     text = str(button.get("text", ""))
     if "callback_data" in button:
         return {"text": text, "kind": "callback", "value": str(button["callback_data"])}
     if "url" in button:
         return {"text": text, "kind": "url", "value": str(button["url"])}
+    web_app = button.get("web_app")
+    if isinstance(web_app, dict) and isinstance(web_app.get("url"), str):
+        return {"text": text, "kind": "web_app", "value": web_app["url"]}
     return {"text": text, "kind": "other", "value": ""}
 
 

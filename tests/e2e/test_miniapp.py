@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+import httpx
 import orjson
 import pytest
 from tornado.httpclient import HTTPClientError, HTTPRequest
@@ -244,3 +245,17 @@ async def test_bad_frames_get_a_short_error_and_change_nothing(
     await page2.until(lambda: bool(page2.of("state")))
     assert page2.view["version"] == version
     page2.close()
+
+
+async def test_the_page_is_served_with_telegrams_script_and_a_strict_policy(
+    served: tuple[Harness, str],
+) -> None:
+    _, base = served
+    async with httpx.AsyncClient() as client:
+        page = await client.get(f"{base}/app/davayka?game=1")
+        script = await client.get(f"{base}/app/static/davayka.js")
+    assert page.status_code == 200 and script.status_code == 200
+    assert '<script src="https://telegram.org/js/telegram-web-app.js">' in page.text
+    policy = page.headers["Content-Security-Policy"]
+    assert "script-src 'self' https://telegram.org" in policy
+    assert "connect-src 'self'" in policy

@@ -179,3 +179,82 @@ async def test_a_second_process_on_one_sqlite_file_says_so_in_one_line(tmp_path:
     lines = output.decode().strip().splitlines()
     assert len(lines) == 1 and "another Cardroom process" in lines[0], lines
     assert "PostgreSQL" in lines[0]
+
+
+async def test_a_mini_app_socket_on_a_standby_plays_through_the_leader(
+    database_url: str, tmp_path: Path
+) -> None:
+    """The page's socket is held by a standby: its presses go into the inbox, the leader
+    handles them, and the answers and new states reach the standby's socket by NOTIFY."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("needs PostgreSQL: set TEST_DATABASE_URL (CI does when a server answers)")
+    from tests.e2e.test_miniapp import Page, signed
+
+    api = FakeBotApi(flood_limits=False)
+    ports = [free_port(), free_port()]
+    webapp = "https://cards.example.test"
+    processes: list[BotProcess] = []
+    async with FakeBotApiServer(api) as server:
+        for port in ports:
+            env = bot_env(server.base_url, api.token, tmp_path)
+            env.update(
+                DATABASE_URL=database_url,
+                WEBHOOK_URL=f"{webapp}/hook",
+                WEBHOOK_SECRET=SECRET,
+                WEBHOOK_PORT=str(port),
+                WEBAPP_URL=webapp,
+            )
+            processes.append(BotProcess(env))
+        hooks = Webhooks(api, ports)
+        anna = api.add_user("Anna", started=True)
+        boris = api.add_user("Boris", started=True)
+        group = api.add_group("Card club", admins=[anna], members=[boris])
+        try:
+            for process in processes:
+                await process.start()
+
+            async def one_leader() -> bool:
+                return sorted(map(str, await roles(ports))) == ["leader", "standby"]
+
+            await wait_for(one_leader, 60)
+            standby = (await roles(ports)).index("standby")
+            await hooks.act(standby, lambda: api.send_text(anna, group, "/new davayka"))
+            await api.wait_until(lambda: bool(api.bot_messages(group)), timeout=30)
+            table = api.bot_messages(group)[0]
+            await hooks.act(standby, lambda: api.press(boris, table, "✋ Join"))
+            await api.wait_until(lambda: "2. Boris" in table.text, timeout=30)
+            await hooks.act(standby, lambda: api.press(anna, table, "▶️ Start"))
+            await api.wait_until(
+                lambda: "Ready" in str(api.buttons(api.bot_messages(anna)[-1])), timeout=30
+            )
+            db = Database.from_url(database_url)
+            try:
+                async with db.engine.connect() as connection:
+                    game_id = (
+                        await connection.execute(text("SELECT max(id) FROM games"))
+                    ).scalar_one()
+            finally:
+                await db.close()
+
+            from tornado.httpclient import HTTPRequest
+            from tornado.websocket import websocket_connect
+
+            request = HTTPRequest(
+                f"ws://127.0.0.1:{ports[standby]}/app/socket", headers={"Origin": webapp}
+            )
+            page = Page(await websocket_connect(request))
+            await page.send({"t": "hello", "init_data": signed(api.token, anna), "game": game_id})
+            await page.until(lambda: bool(page.of("state")), 10)
+            version = page.view["version"]
+            await page.send({"t": "act", "code": "r", "seq": 1})
+            await page.until(lambda: any(a["seq"] == 1 for a in page.of("answer")), 10)
+            assert next(a for a in page.of("answer") if a["seq"] == 1)["ok"] is True
+            await page.until(lambda: page.view["version"] > version, 10)
+            assert page.view["pressed"][0] is True or page.view["phase"] == "play"
+            page.close()
+        finally:
+            for process in processes:
+                await process.stop()
+    for process in processes:
+        log = process.log.decode()
+        assert "Traceback" not in log and " ERROR " not in log, log

@@ -2,7 +2,8 @@
 
 A person opens the page of ``python -m bot --sandbox``, plays against a computer from the
 group and his private chat, and another user joins through a deep link; on a phone only the
-chats scroll, and a photo the bot sends is shown. Screenshots go to ``test-artifacts/``.
+chats scroll, and a photo the bot sends is shown; a ``web_app`` button opens its Mini App,
+signed for its user, beside the chat. Screenshots go to ``test-artifacts/``.
 Without Playwright or Chromium these tests skip (``.ci/install-browser`` installs Chromium;
 ``pip install -e ".[test]"`` installs Playwright).
 """
@@ -19,8 +20,13 @@ from typing import Any
 
 import httpx
 import pytest
+from tornado.httpserver import HTTPServer
+from tornado.netutil import bind_sockets
+from tornado.web import Application, RequestHandler
 
-from bot.sandbox.world import SANDBOX_TOKEN
+from bot.sandbox.server import FakeBotApiServer
+from bot.sandbox.web import page_routes
+from bot.sandbox.world import SANDBOX_TOKEN, SandboxWorld
 from bot.telegram.handlers import available_games
 from tests.sandbox.conftest import AS_THE_PAGE, ROOT, SandboxProcess
 
@@ -344,3 +350,133 @@ async def test_a_photo_the_bot_sends_is_shown_as_its_picture(
     assert "🖼 photo" not in await group.inner_text()
     await screenshot(page, "sandbox-photo-1280.png")
     assert errors == []
+
+
+# -- a Mini App beside the chat ---------------------------------------------------------------
+
+#: A Mini App on another loopback port, as the bot's own web server serves Davay-ka!'s: it
+#: says whom Telegram's launch parameters were signed for, and asks to be closed as Telegram's
+#: script does in the web client.
+MINI_APP = """<!doctype html>
+<html><head><meta charset="utf-8"><title>Table</title></head>
+<body>
+  <p id="who">nobody</p>
+  <button id="close" type="button">Leave the table</button>
+  <script>
+    const launch = new URLSearchParams(location.hash.slice(1));
+    const initData = new URLSearchParams(launch.get("tgWebAppData") || "");
+    const user = JSON.parse(initData.get("user") || "{}");
+    document.getElementById("who").textContent =
+      `Signed for ${user.first_name} #${user.id} on ${launch.get("tgWebAppPlatform")}`;
+    document.getElementById("close").addEventListener("click", () => {
+      window.parent.postMessage(JSON.stringify({ eventType: "web_app_close" }), "*");
+    });
+  </script>
+</body></html>"""
+
+
+class _MiniAppPage(RequestHandler):
+    def get(self) -> None:
+        self.set_header("Content-Type", "text/html; charset=utf-8")
+        self.finish(MINI_APP)
+
+
+@pytest.fixture
+async def world_with_an_app() -> AsyncIterator[tuple[str, str, SandboxWorld]]:
+    """The sandbox's page over a world without a bot (the test sends as the bot), and a Mini
+    App on another port: (the page's address, the app's, the world)."""
+    world = SandboxWorld.create()
+    world.api.flood_limits_enabled = False
+    server = FakeBotApiServer(world.api, routes=page_routes(world))
+    await server.start()
+    sockets = bind_sockets(0, "127.0.0.1")
+    app_server = HTTPServer(Application([(r"/app/table", _MiniAppPage)]))
+    app_server.add_sockets(sockets)
+    app_url = f"http://127.0.0.1:{sockets[0].getsockname()[1]}/app/table"
+    try:
+        yield f"{server.url}/", app_url, world
+    finally:
+        app_server.stop()
+        await server.stop()
+
+
+async def send_app_button(page_url: str, world: SandboxWorld, name: str, app_url: str) -> None:
+    """The bot sends ``name`` a panel with a ``web_app`` button, as Davay-ka!'s panels have."""
+    user = next(u for u in world.api.users.values() if u.first_name == name)
+    markup = {
+        "inline_keyboard": [
+            [{"text": "Ready", "callback_data": "r"}],
+            [{"text": "Play in the app", "web_app": {"url": f"{app_url}?game=7"}}],
+        ]
+    }
+    async with httpx.AsyncClient(base_url=page_url) as client:
+        sent = await client.post(
+            f"/bot{world.api.token}/sendMessage",
+            json={"chat_id": user.id, "text": f"{name}'s panel", "reply_markup": markup},
+        )
+    assert sent.json()["ok"], sent.text
+
+
+async def test_a_web_app_button_opens_the_signed_app_beside_the_chat(
+    world_with_an_app: tuple[str, str, SandboxWorld], browser: Any
+) -> None:
+    page_url, app_url, world = world_with_an_app
+    anna, boris = (u.id for u in sorted(world.api.users.values(), key=lambda u: u.id))
+    for name in ("Anna", "Boris"):
+        await send_app_button(page_url, world, name, app_url)
+    page, errors = await open_page(browser, page_url)
+    dm = page.locator("#pane-dm")
+    key = dm.get_by_role("button", name="Play in the app")
+    await expect(key).to_be_visible()
+    await expect(key).to_have_class("key web_app")  # drawn with its "opens an app" mark
+    await expect(key).to_have_attribute("title", "Play in the app (opens an app)")
+    await expect(page.locator("#apps")).to_be_hidden()
+
+    await key.click()
+    anna_app = page.locator(".app-panel", has_text="Anna")
+    frame = anna_app.locator("iframe")
+    await expect(frame).to_be_visible()
+    src = await frame.get_attribute("src")
+    assert src is not None and src.startswith(f"{app_url}?game=7#tgWebAppData="), src
+    # The app has loaded (the page's policy lets the frame in) and reads who it is for.
+    inside = anna_app.frame_locator("iframe")
+    await expect(inside.locator("#who")).to_have_text(f"Signed for Anna #{anna} on web")
+    # Beside the chat: a column to the right of the private chat, about 400 px wide.
+    chat_box, app_box = await dm.bounding_box(), await anna_app.bounding_box()
+    assert chat_box is not None and app_box is not None
+    assert app_box["x"] >= chat_box["x"] + chat_box["width"] - 1
+    assert 360 <= app_box["width"] <= 440 and app_box["height"] > 500
+
+    # Boris opens his own: both apps are open side by side, each signed for its user.
+    await be(page, "Boris")
+    await dm.get_by_role("button", name="Play in the app").click()
+    boris_app = page.locator(".app-panel", has_text="Boris")
+    await expect(boris_app.frame_locator("iframe").locator("#who")).to_have_text(
+        f"Signed for Boris #{boris} on web"
+    )
+    await expect(inside.locator("#who")).to_have_text(f"Signed for Anna #{anna} on web")
+    await expect(page.locator(".app-panel")).to_have_count(2)
+    await screenshot(page, "sandbox-mini-apps-1280.png")
+    # The app asks to be closed (Telegram's web_app_close), and the × closes the other.
+    await boris_app.frame_locator("iframe").locator("#close").click()
+    await expect(boris_app).to_have_count(0)
+    await anna_app.get_by_role("button", name="Close Anna's app").click()
+    await expect(page.locator("#apps")).to_be_hidden()
+
+    # In another tab (a phone, say) where Boris is chosen, Boris's app opens, over the screen.
+    phone, phone_errors = await open_page(browser, page_url, **PHONE)
+    await be(phone, "Boris")
+    await phone.locator("#tab-dm").click()
+    await phone.locator("#pane-dm").get_by_role("button", name="Play in the app").click()
+    overlay = phone.locator(".app-panel", has_text="Boris")
+    await expect(overlay.frame_locator("iframe").locator("#who")).to_have_text(
+        f"Signed for Boris #{boris} on web"
+    )
+    box = await overlay.bounding_box()
+    assert box is not None and (box["x"], box["y"]) == (0, 0)
+    assert (box["width"], box["height"]) == (390, 844), "the whole screen"
+    await screenshot(phone, "sandbox-mini-app-390.png")
+    await overlay.get_by_role("button", name="Close Boris's app").click()
+    await expect(phone.locator("#apps")).to_be_hidden()
+    await expect(phone.locator("#pane-dm")).to_be_visible()
+    assert errors == [] and phone_errors == []

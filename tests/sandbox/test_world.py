@@ -108,6 +108,29 @@ async def test_the_page_sees_the_bots_messages_as_text_entities_and_keyboards(
     assert edited["edit_date"] is not None
 
 
+async def test_the_page_sees_a_web_app_button_as_the_app_it_opens(world: SandboxWorld) -> None:
+    anna = next(iter(world.api.users.values()))
+    app = "https://cards.example.org/app?game=7"
+    await bot_call(
+        world.api,
+        "sendMessage",
+        chat_id=anna.id,
+        text="Your panel",
+        reply_markup=json.dumps(
+            {
+                "inline_keyboard": [
+                    [{"text": "Pass", "callback_data": "p"}],
+                    [{"text": "Play in the app", "web_app": {"url": app}}],
+                ]
+            }
+        ),
+    )
+    assert chat_state(world, anna.id)["messages"][-1]["keyboard"] == [
+        [{"text": "Pass", "kind": "callback", "value": "p"}],
+        [{"text": "Play in the app", "kind": "web_app", "value": app}],
+    ]
+
+
 async def test_users_write_in_the_group_and_in_their_own_private_chat_only(
     world: SandboxWorld,
 ) -> None:

@@ -156,3 +156,39 @@ async def test_a_webhook_post_cannot_pass_for_a_mini_app_press(
     assert await post(url, forged) == 400
     assert await post(url, {**press(78), "update_id": -78}) == 400
     assert await reader.inbox.pending(10) == []
+
+
+async def test_long_polling_acknowledges_only_what_is_stored() -> None:
+    """The next ``getUpdates`` (whose offset tells Telegram the updates arrived) waits until
+    the batch is stored; a batch that cannot be stored is asked for again, not skipped."""
+    from bot.telegram.inbox import poll
+
+    class Bot:
+        def __init__(self) -> None:
+            self.offsets: list[int | None] = []
+
+        async def get_updates(self, offset: int | None, **_: object) -> list[Update]:
+            self.offsets.append(offset)
+            await asyncio.sleep(0)
+            return [Update(41), Update(42)] if offset is None else []
+
+    class Reader:
+        def __init__(self) -> None:
+            self.taken: list[list[int]] = []
+            self.failures = 1
+
+        async def take(self, payloads: list[dict[str, Any]], via: str) -> None:
+            if self.failures:
+                self.failures -= 1
+                raise ConnectionError("database away")
+            self.taken.append([p["update_id"] for p in payloads])
+
+    bot, reader = Bot(), Reader()
+    polling = asyncio.create_task(poll(bot, reader, ()))  # type: ignore[arg-type]
+    for _ in range(300):
+        if len(bot.offsets) >= 2:
+            break
+        await asyncio.sleep(0.01)
+    polling.cancel()
+    assert reader.taken == [[41, 42]], "stored after one failure"
+    assert bot.offsets[:2] == [None, 43], "acknowledged only once stored"

@@ -2,7 +2,9 @@
 // group, every user's private chat with the bot) and draws it like a chat client; what the
 // person does goes to /sandbox/api/* as the user he has chosen to be. Message text is drawn
 // from the plain text and its entities with DOM nodes only (never innerHTML), so nothing a
-// bot or a user writes can run as markup.
+// bot or a user writes can run as markup. A web_app button opens the bot's Mini App, signed
+// for its user by the sandbox, in a panel beside the chats (a full-screen overlay on a phone):
+// one panel per user, so two users' apps can race side by side, or in two tabs.
 "use strict";
 
 (() => {
@@ -19,6 +21,7 @@
     me: Number(localStorage.getItem("cardroom.sandbox.me")) || null,
     pane: "group",           // the pane shown on a phone-width screen
     seen: new Map(),         // chat id -> activity signature last seen
+    apps: new Map(),         // user id -> { panel, frame }: the Mini Apps open on this page
   };
 
   const $ = (selector, root = document) => root.querySelector(selector);
@@ -198,6 +201,120 @@
       toast(error.message);
     }
   }
+
+  // -- Mini Apps -------------------------------------------------------------------------------
+
+  // A web_app button: the sandbox signs who opens it (as Telegram would) and the app opens in
+  // the user's own panel, loaded anew as Telegram opens it anew.
+  async function openApp(actor, url, node) {
+    node.classList.add("pending");
+    node.disabled = true;
+    try {
+      const answer = await post("/sandbox/api/webapp", { user_id: actor.id, url });
+      showApp(actor, answer.url);
+    } catch (error) {
+      toast(error.message);
+    } finally {
+      node.classList.remove("pending");
+      node.disabled = false;
+    }
+  }
+
+  function showApp(user, url) {
+    if (!appAddress(url)) {
+      toast(`Cannot open ${url}`);
+      return;
+    }
+    let app = state.apps.get(user.id);
+    if (!app) {
+      app = appPanel(user);
+      state.apps.set(user.id, app);
+      $("#apps").append(app.panel);
+    }
+    const frame = el("iframe", "app-frame");
+    frame.title = `${botName()} Mini App — ${user.name}`;
+    frame.referrerPolicy = "no-referrer";
+    frame.src = url;
+    if (app.frame) app.frame.replaceWith(frame);
+    else app.panel.append(frame);
+    app.frame = frame;
+    renderApps();
+  }
+
+  // What may open in a frame (the page's policy says the same): HTTPS, or an app on this
+  // machine as the sandbox serves the bot's own.
+  function appAddress(url) {
+    try {
+      const address = new URL(url);
+      return address.protocol === "https:" || (address.protocol === "http:"
+        && ["127.0.0.1", "localhost"].includes(address.hostname) && address.port !== "");
+    } catch (error) {
+      return false;
+    }
+  }
+
+  function appPanel(user) {
+    const panel = el("section", "app-panel");
+    panel.dataset.userId = String(user.id);
+    panel.setAttribute("aria-label", `Mini App of ${user.name}`);
+    const head = el("header", "app-head");
+    const mark = el("div", "avatar avatar-bot", "🎴");
+    mark.setAttribute("aria-hidden", "true");
+    const heading = el("div", "pane-heading");
+    heading.append(el("div", "pane-title", botName()), el("div", "pane-sub",
+      `Mini App · ${user.name}`));
+    const close = el("button", "app-close");
+    close.type = "button";
+    close.title = `Close ${user.name}'s app`;
+    close.setAttribute("aria-label", `Close ${user.name}'s app`);
+    close.append(el("span", "app-close-mark", "×"), el("span", "app-close-label", "Close"));
+    close.addEventListener("click", () => closeApp(user.id));
+    head.append(close, mark, heading);
+    panel.append(head);
+    return { panel, frame: null };
+  }
+
+  function closeApp(userId) {
+    const app = state.apps.get(userId);
+    if (!app) return;
+    app.panel.remove();
+    state.apps.delete(userId);
+    renderApps();
+  }
+
+  // On a desktop every open app has its column; on a phone the chosen user's app covers the
+  // screen, and the others' stay loaded, hidden, until he is chosen again.
+  function renderApps() {
+    const current = me();
+    let shown = 0;
+    for (const [userId, app] of state.apps) {
+      const mine = current !== null && userId === current.id;
+      app.panel.classList.toggle("mine", mine);
+      app.panel.hidden = narrow.matches && !mine;
+      if (!app.panel.hidden) shown += 1;
+    }
+    $("#apps").hidden = shown === 0;
+    document.body.classList.toggle("app-open", shown > 0);
+  }
+
+  function botName() {
+    return state.world ? state.world.bot.name : "Bot";
+  }
+
+  // An app asks to be closed as Telegram's script asks its web client (a posted event).
+  window.addEventListener("message", (event) => {
+    for (const [userId, app] of state.apps) {
+      if (!app.frame || event.source !== app.frame.contentWindow) continue;
+      let data = event.data;
+      try {
+        if (typeof data === "string") data = JSON.parse(data);
+      } catch (error) {
+        return;
+      }
+      if (data && data.eventType === "web_app_close") closeApp(userId);
+      return;
+    }
+  });
 
   // -- message text: plain text + entities -> DOM ----------------------------------------------
 
@@ -605,7 +722,12 @@
           const key = el("button", `key ${button.kind}`, button.text);
           key.type = "button";
           key.title = button.text;
-          if (button.kind === "callback") {
+          if (button.kind === "web_app") {
+            key.title = `${button.text} (opens an app)`;
+            key.addEventListener("click", () => {
+              if (this.actor) openApp(this.actor, button.value, key);
+            });
+          } else if (button.kind === "callback") {
             key.addEventListener("click", () => {
               if (this.actor) press(this.actor, chat.id, message, button, key);
             });
@@ -693,6 +815,7 @@
       $(`#pane-${kind}`).classList.toggle("active", state.pane === kind);
       panes[kind].show(visible(kind));
     }
+    renderApps();
   }
 
   function firstLook(world) {

@@ -173,6 +173,14 @@ class PageHandler(RequestHandler):
         self.set_header("Cache-Control", "no-store")
         self.set_header("X-Content-Type-Options", "nosniff")
         self.set_header("Referrer-Policy", "no-referrer")
+        # Scripts from here and Telegram's own, a socket back here, nothing else.
+        script = urlsplit(self.app.script)
+        scripts = "'self'" + (f" {script.scheme}://{script.netloc}" if script.netloc else "")
+        self.set_header(
+            "Content-Security-Policy",
+            f"default-src 'self'; script-src {scripts}; connect-src 'self'; "
+            "img-src 'self' data:; base-uri 'none'; form-action 'none'",
+        )
         self.write(page.replace("{{telegram_script}}", self.app.script))
 
 
