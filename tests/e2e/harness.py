@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import Any
 
 from bot.app import App, build_application
-from bot.settings import Settings
+from bot.settings import TELEGRAM_WEB_APP_SCRIPT, Settings
 from bot.storage.migrate import upgrade_async
 from bot.telegram.intake import PressThrottle
 from bot.telegram.sender.budget import Limits
@@ -44,6 +44,9 @@ class Harness:
     ping_after: float | None = None
     #: Where Davay-ka!'s Mini App is served (``None``: not at all).
     webapp_url: str | None = None
+    #: The script that gives the Mini App's page ``Telegram.WebApp`` (Telegram's, or the
+    #: sandbox's stand-in for a page in a test's browser).
+    webapp_script: str = TELEGRAM_WEB_APP_SCRIPT
 
     async def start(self) -> App:
         """Start a bot process (as after a restart: nothing in memory but the database)."""
@@ -54,6 +57,7 @@ class Harness:
             turn_seconds=self.turn_seconds,
             computer_delay_seconds=1.0,
             webapp_url=self.webapp_url,
+            webapp_script=self.webapp_script,
             _env_file=None,  # type: ignore[call-arg]
         )
         app = build_application(

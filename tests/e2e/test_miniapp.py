@@ -10,6 +10,7 @@ import json
 import socket
 import time
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -22,7 +23,9 @@ from tornado.httpserver import HTTPServer
 from tornado.web import Application
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
+from bot.settings import TELEGRAM_WEB_APP_SCRIPT
 from bot.telegram.miniapp.auth import secret_key
+from bot.telegram.miniapp.server import MAX_FRAME
 from tests.e2e.harness import Harness, sqlite_url
 from tests.e2e.test_davayka_game import start_game
 from tests.fakes import FakeBotApi, FakeUser
@@ -87,18 +90,35 @@ class Page:
         self._reading.cancel()
 
 
-@pytest.fixture
-async def served(tmp_path: Path) -> AsyncIterator[tuple[Harness, str]]:
+@asynccontextmanager
+async def serving(tmp_path: Path, *, stand_in: bool = False) -> AsyncIterator[tuple[Harness, str]]:
+    """The bot with its Mini App on a loopback port (``stand_in``: the page uses the
+    sandbox's stand-in for Telegram's script, for a browser with no Telegram around it)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
-    harness = Harness(FakeBotApi(flood_limits=False), sqlite_url(tmp_path), webapp_url=base)
+    script = f"{base}/app/static/web-app-stand-in.js" if stand_in else TELEGRAM_WEB_APP_SCRIPT
+    harness = Harness(
+        FakeBotApi(flood_limits=False),
+        sqlite_url(tmp_path),
+        webapp_url=base,
+        webapp_script=script,
+    )
     app = await harness.start()
     miniapp = app.bot_data["cardroom"].miniapp
-    server = HTTPServer(Application(miniapp.routes(), websocket_max_message_size=4096))
+    server = HTTPServer(Application(miniapp.routes(), websocket_max_message_size=MAX_FRAME))
     server.listen(port, "127.0.0.1")
-    yield harness, base
-    server.stop()
-    await harness.stop()
+    try:
+        yield harness, base
+    finally:
+        server.stop()
+        await server.close_all_connections()
+        await harness.stop()
+
+
+@pytest.fixture
+async def served(tmp_path: Path) -> AsyncIterator[tuple[Harness, str]]:
+    async with serving(tmp_path) as running:
+        yield running
 
 
 async def open_page(base: str, origin: str | None = None) -> Page:
@@ -144,30 +164,40 @@ async def test_two_pages_see_each_press_at_once_and_the_panel_offers_the_app(
         await pages[0].send({"t": "act", "code": "r", "seq": 1})
         await pages[1].send({"t": "act", "code": "r", "seq": 1})
         await pages[0].until(lambda: pages[0].view["phase"] == "play")
-    view = pages[0].view
-    assert view["phase"] == "play", view
-    playable = [int(pile) for pile, onto in view["plays"].items() if onto]
-    if not playable:
-        pytest.skip("this deal opens with no move for Anna")  # seeded: does not happen
+    # Whoever has a move makes it (a deal may open with none: both call «Давай-ка!»).
+    mover, seq = None, 10
+    for _ in range(8):
+        await pages[0].until(lambda: pages[0].view["phase"] in ("play", "stall"))
+        mover = next((page for page in pages if any(page.view["plays"].values())), None)
+        if mover is not None:
+            break
+        before = pages[0].view["version"]
+        for page in pages:
+            seq += 1
+            await page.send({"t": "act", "code": "f", "seq": seq})
+        await pages[0].until(lambda b=before: pages[0].view["version"] > b)
+    assert mover is not None, "eight flips and still no move"
+    other = pages[1 - pages.index(mover)]
+    view = mover.view
     before = view["version"]
-    pile = playable[0]
-    await pages[0].send({"t": "act", "code": f"p{pile}x{view['round']}", "seq": 2})
+    pile = next(int(p) for p, onto in view["plays"].items() if onto)
+    await mover.send({"t": "act", "code": f"p{pile}x{view['round']}", "seq": 2})
     for page in pages:
         await page.until(lambda p=page: p.view["version"] > before)
-    await pages[0].until(lambda: any(a["seq"] == 2 for a in pages[0].of("answer")))
-    answer = next(a for a in pages[0].of("answer") if a["seq"] == 2)
+    await mover.until(lambda: any(a["seq"] == 2 for a in mover.of("answer")))
+    answer = next(a for a in mover.of("answer") if a["seq"] == 2)
     assert answer["ok"] is True
-    moved = pages[1].view["last_move"]
-    assert moved is not None and moved["seat"] == 0 and moved["pile"] == pile
+    moved = other.view["last_move"]
+    assert moved is not None and moved["seat"] == view["seat"] and moved["pile"] == pile
 
     # A press from another round (an old page): "too late", and nothing changes.
-    version = pages[0].view["version"]
+    version = mover.view["version"]
     other_round = 99 if view["round"] != 99 else 98
-    await pages[0].send({"t": "act", "code": f"p{pile}x{other_round}", "seq": 3})
-    await pages[0].until(lambda: any(a.get("seq") == 3 for a in pages[0].frames))
-    refused = next(f for f in pages[0].frames if f.get("seq") == 3)
+    await mover.send({"t": "act", "code": f"p{pile}x{other_round}", "seq": 3})
+    await mover.until(lambda: any(a.get("seq") == 3 for a in mover.frames))
+    refused = next(f for f in mover.frames if f.get("seq") == 3)
     assert refused.get("ok") is False and refused.get("text")
-    assert pages[0].view["version"] == version
+    assert mover.view["version"] == version
     for page in pages:
         page.close()
 
@@ -259,3 +289,21 @@ async def test_the_page_is_served_with_telegrams_script_and_a_strict_policy(
     policy = page.headers["Content-Security-Policy"]
     assert "script-src 'self' https://telegram.org" in policy
     assert "connect-src 'self'" in policy
+
+
+async def test_a_player_is_capped_in_presses_however_many_pages_he_opens(
+    served: tuple[Harness, str],
+) -> None:
+    h, base = served
+    game_id, anna, _ = await a_game(h)
+    pages = [await hello(h, base, anna, game_id) for _ in range(2)]
+    for page in pages:
+        await page.until(lambda p=page: bool(p.of("state")))
+    for seq in range(15):
+        for page in pages:
+            await page.send({"t": "act", "code": "r", "seq": seq})
+    await asyncio.sleep(0.5)
+    capped = [f for page in pages for f in page.of("error") if f["code"] == "too_fast"]
+    assert len(capped) >= 30 - 12 - 8, "a burst of 12, then about 8 a second, for both pages"
+    for page in pages:
+        page.close()

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import json
-import os
 import re
 import time
 from collections.abc import AsyncIterator, Callable
@@ -26,38 +25,11 @@ import tornado.netutil
 import tornado.web
 import tornado.websocket
 
-playwright_api = pytest.importorskip(
-    "playwright.async_api",
-    reason="Playwright for Python is not installed (pip install -e '.[test]'): no browser tests",
-)
-CHROMIUM = Path(os.environ.get("CARDROOM_CHROMIUM", "/usr/bin/chromium"))
-if not CHROMIUM.exists():
-    pytest.skip(
-        f"no Chromium at {CHROMIUM} (bash .ci/install-browser installs Debian's): "
-        "no browser tests",
-        allow_module_level=True,
-    )
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, PHONE, expect, playwright_api
 
-expect = playwright_api.expect
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "bot" / "telegram" / "miniapp" / "static"
 ARTIFACTS = ROOT / "test-artifacts"
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
-PHONE: dict[str, Any] = {
-    "viewport": {"width": 390, "height": 844},
-    "device_scale_factor": 2,
-    "is_mobile": True,
-    "has_touch": True,
-}
 DESKTOP: dict[str, Any] = {"viewport": {"width": 1280, "height": 800}}
 
 #: What Telegram signs (``Telegram.WebApp.initData``): a query string whose values are

@@ -11,11 +11,9 @@ Without Playwright or Chromium these tests skip (``.ci/install-browser`` install
 from __future__ import annotations
 
 import asyncio
-import os
 import struct
 import zlib
 from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
 
 import httpx
@@ -28,39 +26,11 @@ from bot.sandbox.server import FakeBotApiServer
 from bot.sandbox.web import page_routes
 from bot.sandbox.world import SANDBOX_TOKEN, SandboxWorld
 from bot.telegram.handlers import available_games
+from tests.browser import CHROMIUM, CHROMIUM_ARGS, PHONE, expect, playwright_api
 from tests.sandbox.conftest import AS_THE_PAGE, ROOT, SandboxProcess
 
-playwright_api = pytest.importorskip(
-    "playwright.async_api",
-    reason="Playwright for Python is not installed (pip install -e '.[test]'): no browser tests",
-)
-CHROMIUM = Path(os.environ.get("CARDROOM_CHROMIUM", "/usr/bin/chromium"))
-if not CHROMIUM.exists():
-    pytest.skip(
-        f"no Chromium at {CHROMIUM} (bash .ci/install-browser installs Debian's): "
-        "no browser tests",
-        allow_module_level=True,
-    )
-
-expect = playwright_api.expect
-CHROMIUM_ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-quic",
-    "--no-first-run",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-]
 ARTIFACTS = ROOT / "test-artifacts"
 DESKTOP = {"width": 1280, "height": 800}
-PHONE: dict[str, Any] = {
-    "viewport": {"width": 390, "height": 844},
-    "device_scale_factor": 2,
-    "is_mobile": True,
-    "has_touch": True,
-}
 
 
 @pytest.fixture

@@ -41,7 +41,7 @@ GAME_KEY = "davayka"
 #: The largest frame a page may send, and the first one's deadline.
 MAX_FRAME = 2048
 HELLO_SECONDS = 10.0
-#: Presses a socket may send: a burst, then so many a second (a quick hand makes about 4).
+#: Presses a player may send: a burst, then so many a second (a quick hand makes about 4).
 PRESS_BURST, PRESS_RATE = 12, 8.0
 #: Errors after which the page should not say hello again.
 FINAL = frozenset({"forged", "stale", "malformed", "no_game", "not_seated", "not_davayka"})
@@ -81,6 +81,8 @@ class MiniApp:
         #: of the answer to a press made on one of their sockets.
         self.announce: Callable[[dict[str, Any]], None] | None = None
         self.process = uuid.uuid4().hex[:12]
+        #: Presses per player, whatever socket they come by (one player, many pages).
+        self.throttle = PressThrottle(burst=PRESS_BURST, rate=PRESS_RATE, double_tap=0.0)
         self._numbers = itertools.count(1)
         self._games: dict[int, set[TableSocket]] = {}
         self._sockets: dict[str, TableSocket] = {}
@@ -194,7 +196,6 @@ class TableSocket(WebSocketHandler):
         self.seat: int | None = None
         self.name: str | None = None
         self.t: Translator = translator("en")
-        self._throttle = PressThrottle(burst=PRESS_BURST, rate=PRESS_RATE, double_tap=0.0)
         self._hello_timer: asyncio.TimerHandle | None = None
         #: When each press still unanswered arrived (``time.perf_counter``), by its ``seq``.
         self._arrived: dict[int, float] = {}
@@ -273,7 +274,7 @@ class TableSocket(WebSocketHandler):
         if not isinstance(code, str) or not 0 < len(code) <= 16:
             self.refuse("malformed", seq=seq)
             return
-        if not self._throttle.allow(self.user_id):
+        if not self.app.throttle.allow(self.user_id):
             self.refuse("too_fast", seq=seq)
             return
         number = seq if isinstance(seq, int) and not isinstance(seq, bool) else None

@@ -1,0 +1,43 @@
+"""Chromium for the page tests: Debian's (``bash .ci/install-browser``), driven by Playwright.
+
+A test module that imports from here is skipped, with the reason, where either is missing.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+playwright_api = pytest.importorskip(
+    "playwright.async_api",
+    reason="Playwright for Python is not installed (pip install -e '.[test]'): no browser tests",
+)
+CHROMIUM = Path(os.environ.get("CARDROOM_CHROMIUM", "/usr/bin/chromium"))
+if not CHROMIUM.exists():
+    pytest.skip(
+        f"no Chromium at {CHROMIUM} (bash .ci/install-browser installs Debian's): "
+        "no browser tests",
+        allow_module_level=True,
+    )
+
+expect = playwright_api.expect
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+#: A phone (an iPhone's 390 × 844 CSS pixels), touch and all.
+PHONE: dict[str, Any] = {
+    "viewport": {"width": 390, "height": 844},
+    "device_scale_factor": 2,
+    "is_mobile": True,
+    "has_touch": True,
+}
