@@ -20,7 +20,7 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench import actions, calls, engines, flood, memory, quick_play, resume, workers
+from bench import actions, calls, davayka_app, engines, flood, memory, quick_play, resume, workers
 from bench.report import TARGETS, Figure, markdown, summary_line, table
 
 MEASUREMENTS = ("engines", "actions", "calls", "resume", "memory", "flood", "davayka", "workers")
@@ -89,7 +89,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             "resume": lambda: resume.measure(folder / "resume", quick),
             "memory": lambda: memory.measure(folder / "memory", quick),
             "flood": lambda: flood.measure(folder / "flood", quick),
-            "davayka": lambda: quick_play.measure(folder / "davayka", quick),
+            # The chat panels' figures, then the same players on the Mini App's sockets.
+            "davayka": lambda: davayka_app.measure(
+                folder / "davayka", quick, quick_play.measure(folder / "davayka", quick)
+            ),
             "workers": lambda: workers.measure(folder / "workers", quick),
         }
         for name in chosen:

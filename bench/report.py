@@ -41,6 +41,11 @@ TARGETS = {
     "mem_kb_per_game": Target(50, at_most=True),
     "davayka_accepted_share": Target(0.85, at_most=False),
     "davayka_mistaps": Target(0, at_most=True),
+    # Issue #30: the same quick players on Davay-ka!'s Mini App.
+    "davayka_app_accepted_share": Target(0.95, at_most=False),
+    "davayka_app_mistaps": Target(0, at_most=True),
+    "davayka_app_push_p99_ms": Target(50, at_most=True),
+    "davayka_app_flood_429": Target(0, at_most=True),
     "handlers_in_flight_max": Target(32, at_most=True),
     "others_answer_p99_s": Target(1, at_most=True),
     "others_next_panel_p99_s": Target(2, at_most=True),
