@@ -112,6 +112,8 @@ class Process:
             )
         port = self.settings.webhook_port if webhook else self.settings.health_port
         if not port:
+            if self.room.miniapp is not None:
+                logger.warning("WEBAPP_URL is set but HEALTH_PORT=0: the Mini App is not served")
             return
         web = WebApplication(
             self.routes(), log_function=_log_request, websocket_max_message_size=MAX_FRAME
