@@ -46,7 +46,7 @@ def secret_key(token: str) -> bytes:
 
 def signed_user(init_data: str, token: str, now: float, max_age: float = MAX_AGE) -> SignedUser:
     """The user ``init_data`` was signed for, or :class:`Refused`."""
-    if not isinstance(init_data, str) or not init_data or len(init_data) > MAX_LENGTH:
+    if not init_data or len(init_data) > MAX_LENGTH:
         raise Refused("malformed")
     try:
         pairs = parse_qsl(init_data, keep_blank_values=True, strict_parsing=True)

@@ -237,9 +237,11 @@ class TableSocket(WebSocketHandler):
         if self.user_id is not None:
             self.refuse("hello_again")
             return
-        game_id = frame.get("game")
+        game_id, init_data = frame.get("game"), frame.get("init_data")
         try:
-            user = signed_user(frame.get("init_data"), self.app.token, self.app.clock())  # type: ignore[arg-type]
+            if not isinstance(init_data, str):
+                raise Refused("malformed")
+            user = signed_user(init_data, self.app.token, self.app.clock())
         except Refused as refused:
             self.refuse(refused.code, close=True)
             return
