@@ -22,6 +22,7 @@ from tornado.web import RequestHandler
 from bot.services.inbox import InboxService, Stored
 from bot.telegram import metrics
 from bot.telegram.intake import Intake
+from bot.telegram.sender.limiter import retry_seconds
 
 logger = logging.getLogger(__name__)
 
@@ -236,9 +237,7 @@ async def poll(bot: Bot, reader: InboxReader, allowed_updates: Sequence[str]) ->
                 offset=offset, timeout=POLL_TIMEOUT, allowed_updates=list(allowed_updates)
             )
         except RetryAfter as error:
-            await asyncio.sleep(
-                float(getattr(error.retry_after, "total_seconds", lambda: 0)()) or 1.0
-            )
+            await asyncio.sleep(retry_seconds(error))
             continue
         except TimedOut:
             continue

@@ -157,7 +157,7 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
                 with metrics.telegram_call(endpoint):
                     return await callback(*args, **kwargs)
             except RetryAfter as refused:
-                wait = _seconds(refused)
+                wait = retry_seconds(refused)
                 if time.monotonic() + wait > deadline:
                     raise
                 logger.info("%s: Telegram asks to wait %.0f s; waiting", endpoint, wait)
@@ -173,7 +173,7 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
             on_sent(chat, topic, message_id)
 
     def _refused(self, chat: int, refused: RetryAfter) -> None:
-        wait = _seconds(refused)
+        wait = retry_seconds(refused)
         self.budget.pause(chat, wait)
         until = self.budget.now() + wait
         if self._told.get(chat, 0.0) < self.budget.now():
@@ -184,7 +184,7 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
                 self._told = {c: t for c, t in self._told.items() if t > now}
 
 
-def _seconds(refused: RetryAfter) -> float:
+def retry_seconds(refused: RetryAfter) -> float:
     """The wait Telegram asked for, in seconds (PTB warns that the number will become a
     ``timedelta`` one day: either is read)."""
     with warnings.catch_warnings():
