@@ -128,23 +128,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from bot.app import build_application
     from bot.serve import ServeError, serve
-    from bot.startup import StartUpError, check_database_url, lock_failure, prepare_database
-    from bot.storage.leadership import AnotherProcess, SqliteLeadership, leadership_for
+    from bot.startup import StartUpError, check_database_url, claim_database, prepare_database
 
     try:
         # Before anything reads the URL: one the bot cannot open is one line, not a traceback.
         check_database_url(settings.database_url)
-    except StartUpError as error:
-        return report_fault(str(error))
-    leadership = leadership_for(settings.database_url, token)
-    if isinstance(leadership, SqliteLeadership):
-        try:
-            leadership.claim()  # one process per SQLite file: a second one stops here
-        except AnotherProcess as error:
-            return report_fault(str(error))
-        except OSError as error:  # a folder the bot may not write: no lock file
-            return report_fault(lock_failure(settings.database_url, error))
-    try:
+        leadership = claim_database(settings.database_url, token)
         prepare_database(settings.database_url)
     except StartUpError as error:
         return report_fault(str(error))
@@ -201,7 +190,8 @@ def sandbox(port: int, database_url: str | None) -> int:
     try:
         from bot.i18n import SUPPORTED_LANGUAGES
         from bot.sandbox.run import SANDBOX_DATABASE_URL, run_sandbox
-        from bot.startup import StartUpError, prepare_database
+        from bot.sandbox.world import SANDBOX_TOKEN
+        from bot.startup import StartUpError, check_database_url, claim_database, prepare_database
 
         try:
             settings = Settings(database_url=database_url or SANDBOX_DATABASE_URL)
@@ -209,10 +199,14 @@ def sandbox(port: int, database_url: str | None) -> int:
             return report_bad_settings(error)
         configure_logging(settings.log_level)
         try:
+            check_database_url(settings.database_url, setting="--database-url")
+            leadership = claim_database(settings.database_url, SANDBOX_TOKEN)
             prepare_database(settings.database_url, setting="--database-url")
         except StartUpError as error:
             return report_fault(str(error))
-        return run_sandbox(settings, port=port, languages=SUPPORTED_LANGUAGES)
+        return run_sandbox(
+            settings, port=port, languages=SUPPORTED_LANGUAGES, leadership=leadership
+        )
     except KeyboardInterrupt:  # Ctrl-C while starting
         return 0
 

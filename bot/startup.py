@@ -16,6 +16,12 @@ from sqlalchemy.exc import ArgumentError, DBAPIError, InvalidRequestError, NoSuc
 from sqlalchemy.ext.asyncio import create_async_engine
 
 from bot.storage.database import create_engine
+from bot.storage.leadership import (
+    AnotherProcess,
+    Leadership,
+    SqliteLeadership,
+    leadership_for,
+)
 from bot.storage.migrate import MigrationError, failure_of, shown_url, upgrade
 
 logger = logging.getLogger(__name__)
@@ -79,6 +85,21 @@ def check_database_url(url: str, setting: str = "DATABASE_URL") -> None:
         f"{setting} {shown}: the scheme {parsed.drivername!r} is not one the bot can open; "
         f"use {DATABASES_THE_BOT_OPENS}"
     )
+
+
+def claim_database(url: str, token: str) -> Leadership:
+    """How this process will lead (:mod:`bot.storage.leadership`); a SQLite database is
+    claimed at once, before anything else touches it: a second process on the same file is
+    :class:`StartUpError`, as is a folder where no lock can be made."""
+    leadership = leadership_for(url, token)
+    if isinstance(leadership, SqliteLeadership):
+        try:
+            leadership.claim()
+        except AnotherProcess as error:
+            raise StartUpError(str(error)) from None
+        except OSError as error:  # a folder the bot may not write: no lock file
+            raise StartUpError(lock_failure(url, error)) from None
+    return leadership
 
 
 def lock_failure(url: str, error: OSError) -> str:

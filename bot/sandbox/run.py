@@ -26,7 +26,7 @@ from pydantic import SecretStr
 from bot.app import build_application
 from bot.serve import Process
 from bot.settings import Settings
-from bot.storage.leadership import AnotherProcess
+from bot.storage.leadership import AnotherProcess, Leadership
 
 from .server import FakeBotApiServer
 from .web import page_routes
@@ -76,20 +76,28 @@ def run_sandbox(
     port: int = 8080,
     languages: Sequence[str] = ("en",),
     out: TextIO = sys.stdout,
+    leadership: Leadership | None = None,
 ) -> int:
     """Serve the sandbox on ``http://127.0.0.1:<port>/`` until Ctrl-C; the exit status.
 
-    ``settings.database_url`` is used as it is (see :data:`SANDBOX_DATABASE_URL`); the
-    token and the Bot API URL are the emulator's. ``port=0`` picks a free port. The page's
+    ``settings.database_url`` is used as it is (see :data:`SANDBOX_DATABASE_URL`), claimed
+    by ``leadership`` if the caller has claimed it already; the token and the Bot API URL
+    are the emulator's. ``port=0`` picks a free port. The page's
     address is printed to ``out`` once the bot is up; nothing is opened by itself.
     """
     try:
-        return asyncio.run(_serve(settings, port, languages, out))
+        return asyncio.run(_serve(settings, port, languages, out, leadership))
     except KeyboardInterrupt:  # before the signal handlers were in place
         return 0
 
 
-async def _serve(settings: Settings, port: int, languages: Sequence[str], out: TextIO) -> int:
+async def _serve(
+    settings: Settings,
+    port: int,
+    languages: Sequence[str],
+    out: TextIO,
+    leadership: Leadership | None,
+) -> int:
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for signum in (signal.SIGINT, signal.SIGTERM):
@@ -108,7 +116,7 @@ async def _serve(settings: Settings, port: int, languages: Sequence[str], out: T
         return 1
     bot_settings = sandbox_settings(settings, base_url, free_port())
     # The bot as in production, polling the emulator: updates go through the inbox.
-    process = Process(build_application(bot_settings), bot_settings)
+    process = Process(build_application(bot_settings), bot_settings, leadership)
     process.stopping = stop
     running = asyncio.create_task(process.run(signals=False))
     try:

@@ -9,7 +9,9 @@ press once, edits the same panels; SIGTERM stops a process within three seconds.
 from __future__ import annotations
 
 import asyncio
+import os
 import signal
+import sys
 import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -19,7 +21,7 @@ import pytest
 from sqlalchemy import text
 
 from bot.storage.database import Database
-from tests.e2e.test_process import BotProcess, bot_env
+from tests.e2e.test_process import ROOT, BotProcess, bot_env
 from tests.e2e.test_webhook_processes import (
     SECRET,
     Webhooks,
@@ -258,3 +260,35 @@ async def test_a_mini_app_socket_on_a_standby_plays_through_the_leader(
     for process in processes:
         log = process.log.decode()
         assert "Traceback" not in log and " ERROR " not in log, log
+
+
+async def test_a_second_sandbox_on_one_database_says_so_in_one_line(tmp_path: Path) -> None:
+    url = f"sqlite+aiosqlite:///{tmp_path / 'sandbox.db'}"
+    command = [sys.executable, "-m", "bot", "--sandbox", "--port", "0", "--database-url", url]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "DATABASE_"))}
+    first = await asyncio.create_subprocess_exec(
+        *command,
+        cwd=ROOT,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.DEVNULL,
+    )
+    try:
+        assert first.stdout is not None
+        line = await asyncio.wait_for(first.stdout.readline(), 60)
+        assert b"Cardroom sandbox:" in line
+        second = await asyncio.create_subprocess_exec(
+            *command,
+            cwd=ROOT,
+            env=env,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
+        )
+        out, err = await asyncio.wait_for(second.communicate(), 60)
+    finally:
+        first.terminate()
+        await first.wait()
+    assert second.returncode == 2
+    assert out == b""
+    lines = err.decode().strip().splitlines()
+    assert len(lines) == 1 and "another Cardroom process" in lines[0], lines
