@@ -228,27 +228,30 @@ class LobbyService:
         """``/start <token>`` in DM: the user can now be messaged, so seat him — if he is in
         the game's chat (a link passed on to someone outside the group seats nobody)."""
         async with self.db.transaction() as session:
-            await Users(session).upsert(
-                actor.user_id,
-                actor.first_name,
-                actor.username,
-                actor.language_code,
-                started=True,
-            )
             row = await Games(session).by_token(token)
             found = None if row is None else (row.id, row.chat_id)
-        if found is None:
-            raise ServiceError("lobby.link_unknown")
-        game_id, chat_id = found
-        await self._require_member(chat_id, actor)
-        return await self._join(game_id, actor)
+        try:
+            if found is None:
+                raise ServiceError("lobby.link_unknown")
+            game_id, chat_id = found
+            await self._require_member(chat_id, actor)
+        except ServiceError:
+            await self.mark_started(actor)  # he opened our DM, joined or not
+            raise
+        # That he started the bot is written with his seat, in one transaction: the update
+        # is applied whole or not at all (see bot.storage.inbox).
+        return await self._join(game_id, actor, started=True)
 
-    async def _join(self, game_id: int, actor: Actor) -> JoinResult:
+    async def _join(self, game_id: int, actor: Actor, *, started: bool = False) -> JoinResult:
         if not is_person(actor):
             raise ServiceError("lobby.not_a_person")
         async with self.locks.hold(game_id), self.db.transaction() as session:
             user = await Users(session).upsert(
-                actor.user_id, actor.first_name, actor.username, actor.language_code
+                actor.user_id,
+                actor.first_name,
+                actor.username,
+                actor.language_code,
+                started=started,
             )
             game = await self.store.load(session, game_id)
             if game.seat_of(actor.user_id) is not None:

@@ -154,3 +154,31 @@ async def test_asking_telegram_about_an_admin_holds_no_database_up(db: Database)
     answer.set()
     snapshot = await press
     assert len(snapshot.seats) == 2, "the admin's press went through once he was known"
+
+
+async def test_a_deep_link_join_is_one_write_so_a_crash_before_it_leaves_it_to_redo(
+    db: Database,
+) -> None:
+    """Through the inbox, an update is marked handled by its first write: the deep link's
+    "he started the bot" and his seat are that one write, so a process that dies before it
+    leaves the update to the next leader, whole."""
+    from bot.services.inbox import InboxService, handling
+
+    services = make_services(db)
+    lobby = await services.lobby.open(GROUP, ANNA, "rank")
+    inbox = InboxService(db)
+    await inbox.take([{"update_id": 5, "message": {"chat": {"id": BORIS.user_id}}}])
+    join = services.lobby._join
+
+    async def dies(*_: object, **__: object) -> None:
+        raise RuntimeError("killed")
+
+    services.lobby._join = dies  # type: ignore[method-assign]
+    with handling(5), pytest.raises(RuntimeError):
+        await services.lobby.join_by_token(lobby.join_token, BORIS)
+    assert [u.update_id for u in await inbox.pending(5)] == [5], "nothing of it applied"
+    services.lobby._join = join  # type: ignore[method-assign]
+    with handling(5):
+        result = await services.lobby.join_by_token(lobby.join_token, BORIS)
+    assert [s.user_id for s in result.snapshot.seats] == [BORIS.user_id]
+    assert await inbox.pending(5) == []
