@@ -33,6 +33,8 @@ ASK_EVERY = 0.5
 #: Seconds between the leader's checks that its lock's connection is alive, and how long one
 #: check may take.
 CHECK_EVERY, CHECK_TIMEOUT = 1.0, 2.0
+#: PostgreSQL ends a session it has heard nothing from for this long (its lock goes with it).
+SILENT_AFTER = 4.0
 
 
 class AnotherProcess(Exception):
@@ -141,6 +143,7 @@ class PostgresLeadership:
             try:
                 if self._connection is None or self._connection.is_closed():
                     self._connection = await asyncpg.connect(self.dsn, timeout=CHECK_TIMEOUT)
+                    await self._end_when_silent(self._connection)
                     for channel, heard in self._channels.items():
                         await self._connection.add_listener(channel, _payload_to(heard))
                 if await self._connection.fetchval("SELECT pg_try_advisory_lock($1)", self.key):
@@ -161,6 +164,18 @@ class PostgresLeadership:
 
     def listen(self, channel: str, heard: Callable[[str], None]) -> None:
         self._channels[channel] = heard
+
+    @staticmethod
+    async def _end_when_silent(connection: Any) -> None:
+        """Have PostgreSQL end this session (and free the lock) once it has heard nothing
+        from it for :data:`SILENT_AFTER` seconds: a leader whose machine died, or was cut off,
+        sends nothing — its socket may never say so — and a leader that lives checks in every
+        :data:`CHECK_EVERY`. (``idle_session_timeout``: PostgreSQL 14 and newer; an older
+        server frees the lock when it notices the connection gone.)"""
+        try:
+            await connection.execute(f"SET idle_session_timeout = {int(SILENT_AFTER * 1000)}")
+        except Exception as error:
+            logger.info("PostgreSQL cannot end a silent leader's session: %s", error)
 
     def _notified(self, *_: object) -> None:
         for wake in self._wakes:
