@@ -49,7 +49,7 @@ JOURNAL_EVERY, TIDY_EVERY = 0.25, 600.0
 COUNT_EVERY = 10.0
 #: Bounds on handing over: what is in hand finishes within ``FINISH_SECONDS``, and each
 #: step of the shutdown after it within ``STEP_SECONDS``.
-FINISH_SECONDS, STEP_SECONDS = 0.8, 0.3
+FINISH_SECONDS, STEP_SECONDS = 0.8, 0.25
 
 
 class ServeError(Exception):
@@ -228,6 +228,8 @@ class Process:
         application = self.application
         if self._started and application.running:
             await _bounded(application.stop(), "finishing the updates in hand", FINISH_SECONDS)
+            # What finished meanwhile is marked before the database closes.
+            await _bounded(self.reader.stop(), "marking the updates handled")
         if application.post_shutdown is not None:
             await _bounded(application.post_shutdown(application), "shutting down")
         with contextlib.suppress(Exception):
