@@ -4,6 +4,7 @@ button presses, every new state pushed to both pages at once (issue #30)."""
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import hashlib
 import hmac
 import json
@@ -307,3 +308,21 @@ async def test_a_player_is_capped_in_presses_however_many_pages_he_opens(
     assert len(capped) >= 30 - 12 - 8, "a burst of 12, then about 8 a second, for both pages"
     for page in pages:
         page.close()
+
+
+async def test_a_page_is_never_sent_an_older_state_than_it_has(
+    served: tuple[Harness, str],
+) -> None:
+    """With several processes a state may be heard late, after a newer one."""
+    h, base = served
+    game_id, anna, _ = await a_game(h)
+    page = await hello(h, base, anna, game_id)
+    await page.until(lambda: bool(page.of("state")))
+    assert h.app is not None
+    room = h.app.bot_data["cardroom"]
+    now = await room.play.snapshot(game_id)
+    room.miniapp.show_here(dataclasses.replace(now, version=now.version - 1))
+    room.miniapp.show_here(now)
+    await asyncio.sleep(0.2)
+    assert [f["view"]["version"] for f in page.of("state")] == [now.version, now.version]
+    page.close()

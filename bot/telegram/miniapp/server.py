@@ -119,9 +119,6 @@ class MiniApp:
         if socket.name is not None:
             self._sockets.pop(socket.name, None)
 
-    def watching(self, game_id: int) -> int:
-        return len(self._games.get(game_id, ()))
-
     # -- pushing -------------------------------------------------------------------------
 
     def show(self, snapshot: GameSnapshot) -> None:
@@ -199,6 +196,8 @@ class TableSocket(WebSocketHandler):
         self._hello_timer: asyncio.TimerHandle | None = None
         #: When each press still unanswered arrived (``time.perf_counter``), by its ``seq``.
         self._arrived: dict[int, float] = {}
+        #: The newest game version the page was sent.
+        self._shown = 0
 
     def check_origin(self, origin: str) -> bool:
         """Only the page itself may open a socket (a browser names the page's origin)."""
@@ -305,8 +304,9 @@ class TableSocket(WebSocketHandler):
     # -- frames out ----------------------------------------------------------------------
 
     def show(self, snapshot: GameSnapshot, now: float) -> None:
-        if self.seat is None:
-            return
+        if self.seat is None or snapshot.version < self._shown:
+            return  # an older state heard late (several processes): the page has newer
+        self._shown = snapshot.version
         self._send(
             {"t": "state", "view": view_json(snapshot, self.seat, now), "labels": labels(self.t)}
         )
