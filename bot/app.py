@@ -71,20 +71,16 @@ async def catch_up(room: Cardroom, *, retry_after: float = 30.0) -> None:
     the log."""
     while True:
         try:
-            for game_id in await room.play.unshown_ids():
+            for game_id, behind in await room.play.open_ids():
                 try:
                     snapshot = await room.play.snapshot(game_id)
                 except ServiceError:
                     continue
-                room.publisher.publish(snapshot)
+                if behind:
+                    room.publisher.publish(snapshot)
+                else:
+                    room.publisher.adopt(snapshot)
                 await asyncio.sleep(0)  # presses and timers go on meanwhile
-            for game_id in await room.play.shown_ids():
-                try:
-                    snapshot = await room.play.snapshot(game_id)
-                except ServiceError:
-                    continue
-                room.publisher.adopt(snapshot)
-                await asyncio.sleep(0)
         except Exception:
             logger.exception("Catching up failed; trying again in %.0f s", retry_after)
             await asyncio.sleep(retry_after)

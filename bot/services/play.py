@@ -197,10 +197,11 @@ class PlayService:
         async with self.db.transaction() as session:
             return await Games(session).count_open()
 
-    async def shown_ids(self) -> list[int]:
-        """Open lobbies and games whose newest version reached their chats."""
+    async def open_ids(self) -> list[tuple[int, bool]]:
+        """Open lobbies and games, each with whether its newest version may not have reached
+        its chats — those first."""
         async with self.db.transaction() as session:
-            return await Games(session).shown_ids()
+            return await Games(session).open_ids()
 
     async def mark_shown(self, versions: dict[int, int]) -> None:
         """The tables and panels of these games (id → version) were all delivered."""

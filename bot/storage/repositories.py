@@ -432,15 +432,16 @@ class Games:
             or 0
         )
 
-    async def shown_ids(self) -> list[int]:
-        """Open lobbies and games whose newest version reached the chats."""
-        return list(
-            await self.session.scalars(
-                select(GameRow.id)
-                .where(GameRow.status.in_(OPEN_STATUSES), GameRow.shown_version >= GameRow.version)
-                .order_by(GameRow.id)
-            )
+    async def open_ids(self) -> list[tuple[int, bool]]:
+        """Open lobbies and games, each with whether its newest version may not have reached
+        the chats (``shown_version`` behind ``version``) — those first."""
+        behind = GameRow.shown_version < GameRow.version
+        rows = await self.session.execute(
+            select(GameRow.id, behind)
+            .where(GameRow.status.in_(OPEN_STATUSES))
+            .order_by(behind.desc(), GameRow.id)
         )
+        return [(game_id, bool(late)) for game_id, late in rows]
 
     async def mark_shown(self, versions: dict[int, int]) -> None:
         """Everything of these versions (game id → version) was delivered; a game's

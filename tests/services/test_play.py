@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from bot.services.types import GameSnapshot, ServiceError
+from bot.services.types import ChatRef, GameSnapshot, ServiceError
 from bot.storage.database import Database
 from tests.services.helpers import GROUP, Services, at_table, make_services, on_panel, person
 
@@ -152,6 +152,19 @@ async def test_shown_versions_are_recorded_and_never_move_back(db: Database) -> 
     user_id, _, code = mover(game)
     await services.play.act(game.game_id, user_id, game.version, code, on_panel(user_id, game))
     assert game.game_id in await services.play.unshown_ids(), "a new version is not shown yet"
+
+
+async def test_open_games_come_with_whether_they_are_behind_those_first(db: Database) -> None:
+    services = make_services(db)
+    game = await started_game(services)
+    topic = ChatRef(GROUP.chat_id, GROUP.kind, GROUP.title, topic_id=5)
+    lobby = await services.lobby.open(topic, BORIS, "rank")
+    await services.play.mark_shown({game.game_id: game.version, lobby.game_id: lobby.version})
+    assert await services.play.open_ids() == [(game.game_id, False), (lobby.game_id, False)]
+    await services.lobby.add_computer(lobby.game_id, BORIS, at_table(lobby))
+    assert await services.play.open_ids() == [(lobby.game_id, True), (game.game_id, False)]
+    await services.lobby.cancel(lobby.game_id, BORIS, at_table(lobby))
+    assert await services.play.open_ids() == [(game.game_id, False)], "open ones only"
 
 
 async def test_a_window_is_extended_for_a_late_panel_only_at_its_version(db: Database) -> None:
