@@ -74,7 +74,9 @@ class Process:
         #: Set once this process leads and is taking updates.
         self.leading = asyncio.Event()
         self._server: HTTPServer | None = None
-        self._tasks: list[asyncio.Task[Any]] = []
+        #: What runs beside the updates (the journal, the tidying, the Mini App's news): each
+        #: forgotten once done, all cancelled at the hand-over.
+        self._tasks: set[asyncio.Future[Any]] = set()
         self._started = False
 
     # -- the web routes ---------------------------------------------------------------
@@ -216,9 +218,10 @@ class Process:
         room = self.room
         await _bounded(room.publisher.close(), "closing the deliveries")
         await _bounded(room.notes.close(), "closing the notes")
-        for task in self._tasks:
+        running = list(self._tasks)
+        for task in running:
             task.cancel()
-        await asyncio.gather(*self._tasks, return_exceptions=True)
+        await asyncio.gather(*running, return_exceptions=True)
         budget = room.publisher.budget
         if budget.journal:
             await _bounded(self.reader.inbox.record_calls(budget.journal), "writing the calls")
@@ -250,8 +253,11 @@ class Process:
         metrics.live_games(await self.room.play.live_count())
 
     def _spawn(self, work: Awaitable[Any], name: str) -> None:
-        self._tasks.append(asyncio.ensure_future(work))
-        self._tasks[-1].set_name(name)
+        task = asyncio.ensure_future(work)
+        if isinstance(task, asyncio.Task):
+            task.set_name(name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
 
 
 async def _write_calls(

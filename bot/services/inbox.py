@@ -76,10 +76,14 @@ class InboxService:
         async with self.db.transaction() as session:
             await Inbox(session).done(update_ids, self.clock())
 
+    async def oldest(self) -> float | None:
+        """When the oldest update not handled yet was taken (``None``: none waits)."""
+        async with self.db.transaction() as session:
+            return await Inbox(session).oldest_waiting()
+
     async def lag(self) -> float:
         """Seconds the oldest update not handled yet has waited (0: none waits)."""
-        async with self.db.transaction() as session:
-            oldest = await Inbox(session).oldest_waiting()
+        oldest = await self.oldest()
         return 0.0 if oldest is None else max(0.0, self.clock() - oldest)
 
     async def tidy(self) -> None:

@@ -102,10 +102,6 @@ class InboxReader:
                 await self._flushing
         await self._mark_done()
 
-    @property
-    def in_hand(self) -> int:
-        return len(self._in_hand)
-
     async def _read(self) -> None:
         while True:
             full = False
@@ -114,17 +110,13 @@ class InboxReader:
                 for update in waiting:
                     self._hand_over(update)
                 full = len(waiting) == BATCH
-                metrics.inbox_waiting(None if not self._in_hand else await self._oldest())
+                metrics.inbox_waiting(await self.inbox.oldest() if self._in_hand else None)
             except Exception as error:
                 logger.warning("Could not read the inbox (%s); looking again soon", error)
             if not full:
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), LOOK_EVERY)
                 self._wake.clear()
-
-    async def _oldest(self) -> float | None:
-        lag = await self.inbox.lag()
-        return None if lag <= 0 else self.inbox.clock() - lag
 
     def _hand_over(self, update: Stored) -> None:
         if update.update_id in self._in_hand or not self.leading:
