@@ -21,10 +21,10 @@ from bot.services.types import ChatRef, JoinResult, ServiceError, StorageRefused
 from bot.telegram import callbacks
 from bot.telegram.handlers.commands import REACHED, greet, open_lobby
 from bot.telegram.handlers.room import (
-    GAME_KEYS,
     RULES_LINK,
     actor_of,
     available_games,
+    by_the_rules,
     cardroom,
     chat_of,
     deep_link,
@@ -158,7 +158,7 @@ async def _dispatch(
             try:
                 snapshot = await room.play.act(game_id, user.id, version, code, origin_of(query))
             except ServiceError as error:
-                if error.code.split(".", 1)[0] not in GAME_KEYS:
+                if not by_the_rules(error):
                     raise  # not the game's rules (authority, a stale panel…): nothing to add
                 # The rules refused it: the game may say more (what the table shows now).
                 now = await room.play.snapshot(game_id)

@@ -15,7 +15,7 @@ from telegram.ext import BaseHandler, ContextTypes
 from bot.i18n import translator
 from bot.services.authority import Origin
 from bot.services.types import ServiceError
-from bot.telegram.handlers.room import GAME_KEYS, cardroom, refusal_text
+from bot.telegram.handlers.room import by_the_rules, cardroom, refusal_text
 from bot.telegram.inbox import OWN_FIELD
 from bot.telegram.render import press_refusal
 
@@ -56,7 +56,7 @@ async def handle_app_press(update: Update, context: ContextTypes.DEFAULT_TYPE) -
         seat = None if now is None else now.seat_of(user_id)
         t = translator(seat.language if seat is not None else "en")
         said = None
-        if now is not None and error.code.split(".", 1)[0] in GAME_KEYS:
+        if now is not None and by_the_rules(error):
             said = press_refusal(t, now, user_id, error.code, code)
         app.answer(socket, seq, False, said or refusal_text(t, error))
         return

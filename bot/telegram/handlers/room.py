@@ -180,6 +180,12 @@ def available_games() -> list[str]:
     return [key for key in GAME_KEYS if key in GAMES and has_renderer(key)]
 
 
+def by_the_rules(error: ServiceError) -> bool:
+    """Whether a press was refused by its game's rules (its code is the game's), where the
+    game may say more than the refusal's own words (what the table shows now)."""
+    return error.code.split(".", 1)[0] in GAME_KEYS
+
+
 def refusal_text(t: Translator, error: ServiceError) -> str:
     key = f"error.{error.code}"
     if not t.has(key):
