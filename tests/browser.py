@@ -6,6 +6,8 @@ A test module that imports from here is skipped, with the reason, where either i
 from __future__ import annotations
 
 import os
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
@@ -41,3 +43,16 @@ PHONE: dict[str, Any] = {
     "is_mobile": True,
     "has_touch": True,
 }
+
+
+@asynccontextmanager
+async def chromium() -> AsyncIterator[Any]:
+    """Chromium, headless, until the block ends (each page test's ``browser`` fixture)."""
+    async with playwright_api.async_playwright() as playwright:
+        launched = await playwright.chromium.launch(
+            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
+        )
+        try:
+            yield launched
+        finally:
+            await launched.close()

@@ -26,7 +26,7 @@ import pytest
 from bot.games.davayka import make_state
 from bot.games.davayka.state import DavaykaState
 from bot.services.types import GameSnapshot
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, PHONE, expect, playwright_api
+from tests.browser import PHONE, chromium, expect, playwright_api
 from tests.e2e.harness import Harness
 from tests.e2e.test_davayka_game import cards, game_state
 from tests.e2e.test_miniapp import a_game, serving, signed
@@ -42,22 +42,16 @@ NOT_SEATED = "You are not playing in this game."
 
 
 @pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    async with chromium() as launched:
+        yield launched
+
+
+@pytest.fixture
 async def served(tmp_path: Path) -> AsyncIterator[tuple[Harness, str]]:
     """The bot with its Mini App on a loopback port, the page using the stand-in script."""
     async with serving(tmp_path, stand_in=True) as running:
         yield running
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async with playwright_api.async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            await browser.close()
 
 
 def page_url(base: str, game_id: int, init_data: str) -> str:

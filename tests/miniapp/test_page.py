@@ -25,7 +25,7 @@ import tornado.netutil
 import tornado.web
 import tornado.websocket
 
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, PHONE, expect, playwright_api
+from tests.browser import PHONE, chromium, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "bot" / "telegram" / "miniapp" / "static"
@@ -60,6 +60,12 @@ LABELS = {
 }
 TOO_LATE = "Too late"
 STALE = "This table was opened too long ago: open it again from the chat."
+
+
+@pytest.fixture
+async def browser() -> AsyncIterator[Any]:
+    async with chromium() as launched:
+        yield launched
 
 
 def view(**changes: Any) -> dict[str, Any]:
@@ -229,18 +235,6 @@ async def bot() -> AsyncIterator[FakeBot]:
             socket.close()
         server.stop()
         await server.close_all_connections()
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async with playwright_api.async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            await browser.close()
 
 
 @dataclass

@@ -26,7 +26,7 @@ from bot.sandbox.server import FakeBotApiServer
 from bot.sandbox.web import page_routes
 from bot.sandbox.world import SANDBOX_TOKEN, SandboxWorld
 from bot.telegram.handlers import available_games
-from tests.browser import CHROMIUM, CHROMIUM_ARGS, PHONE, expect, playwright_api
+from tests.browser import PHONE, chromium, expect
 from tests.sandbox.conftest import AS_THE_PAGE, ROOT, SandboxProcess
 
 ARTIFACTS = ROOT / "test-artifacts"
@@ -35,14 +35,8 @@ DESKTOP = {"width": 1280, "height": 800}
 
 @pytest.fixture
 async def browser() -> AsyncIterator[Any]:
-    async with playwright_api.async_playwright() as playwright:
-        browser = await playwright.chromium.launch(
-            executable_path=str(CHROMIUM), args=CHROMIUM_ARGS
-        )
-        try:
-            yield browser
-        finally:
-            await browser.close()
+    async with chromium() as launched:
+        yield launched
 
 
 async def open_page(browser: Any, url: str, **options: Any) -> tuple[Any, list[str]]:
