@@ -23,11 +23,11 @@ from sqlalchemy import text
 from bot.storage.database import Database
 from tests.e2e.test_process import ROOT, BotProcess, bot_env
 from tests.e2e.test_webhook_processes import (
-    SECRET,
     Webhooks,
     action_button,
     free_port,
     version_of,
+    webhook_env,
 )
 from tests.fakes import FakeBotApi, FakeBotApiServer, FakeCallback, FakeUser
 
@@ -43,6 +43,17 @@ async def role(port: int) -> str | None:
 
 async def roles(ports: list[int]) -> list[str | None]:
     return list(await asyncio.gather(*(role(port) for port in ports)))
+
+
+async def leader_and_standby(ports: list[int]) -> tuple[int, int]:
+    """Wait until one of the two processes leads and the other stands by: their indices."""
+
+    async def one_leader() -> bool:
+        return sorted(map(str, await roles(ports))) == ["leader", "standby"]
+
+    await wait_for(one_leader, 60)
+    leader = (await roles(ports)).index("leader")
+    return leader, 1 - leader
 
 
 async def wait_for(condition: Callable[[], Awaitable[bool]], seconds: float) -> None:
@@ -73,16 +84,8 @@ async def test_the_leader_killed_after_a_200_hands_over_and_the_press_counts_onc
     processes: list[BotProcess] = []
     async with FakeBotApiServer(api) as server:
         for port in ports:
-            env = bot_env(server.base_url, api.token, tmp_path)
-            env.update(
-                DATABASE_URL=database_url,
-                WEBHOOK_URL="https://cards.example.test/hook",
-                WEBHOOK_SECRET=SECRET,
-                WEBHOOK_LISTEN="127.0.0.1",
-                WEBHOOK_PORT=str(port),
-                TURN_SECONDS="120",
-            )
-            processes.append(BotProcess(env))
+            env = webhook_env(server.base_url, api.token, tmp_path, database_url, port)
+            processes.append(BotProcess({**env, "TURN_SECONDS": "120"}))
         hooks = Webhooks(api, ports)
         anna, boris = api.add_user("Anna"), api.add_user("Boris")
         group = api.add_group("Card club", admins=[anna], members=[boris])
@@ -90,12 +93,7 @@ async def test_the_leader_killed_after_a_200_hands_over_and_the_press_counts_onc
             for process in processes:
                 await process.start()
 
-            async def one_leader() -> bool:
-                return sorted(map(str, await roles(ports))) == ["leader", "standby"]
-
-            await wait_for(one_leader, 60)
-            leader = (await roles(ports)).index("leader")
-            standby = 1 - leader
+            leader, standby = await leader_and_standby(ports)
 
             # Everything posted to the standby: stored there, handled by the leader.
             await hooks.act(standby, lambda: api.send_text(anna, group, "/new rank"))
@@ -198,15 +196,8 @@ async def test_a_mini_app_socket_on_a_standby_plays_through_the_leader(
     processes: list[BotProcess] = []
     async with FakeBotApiServer(api) as server:
         for port in ports:
-            env = bot_env(server.base_url, api.token, tmp_path)
-            env.update(
-                DATABASE_URL=database_url,
-                WEBHOOK_URL=f"{webapp}/hook",
-                WEBHOOK_SECRET=SECRET,
-                WEBHOOK_PORT=str(port),
-                WEBAPP_URL=webapp,
-            )
-            processes.append(BotProcess(env))
+            env = webhook_env(server.base_url, api.token, tmp_path, database_url, port)
+            processes.append(BotProcess({**env, "WEBAPP_URL": webapp}))
         hooks = Webhooks(api, ports)
         anna = api.add_user("Anna", started=True)
         boris = api.add_user("Boris", started=True)
@@ -215,11 +206,7 @@ async def test_a_mini_app_socket_on_a_standby_plays_through_the_leader(
             for process in processes:
                 await process.start()
 
-            async def one_leader() -> bool:
-                return sorted(map(str, await roles(ports))) == ["leader", "standby"]
-
-            await wait_for(one_leader, 60)
-            standby = (await roles(ports)).index("standby")
+            _, standby = await leader_and_standby(ports)
             await hooks.act(standby, lambda: api.send_text(anna, group, "/new davayka"))
             await api.wait_until(lambda: bool(api.bot_messages(group)), timeout=30)
             table = api.bot_messages(group)[0]

@@ -41,6 +41,22 @@ async def listening(port: int) -> bool:
     return True
 
 
+def webhook_env(
+    base_url: str, token: str, folder: Path, database_url: str, port: int, **more: str
+) -> dict[str, str]:
+    """A bot process's environment in webhook mode on ``port``, on ``database_url``."""
+    env = bot_env(base_url, token, folder)
+    env.update(
+        DATABASE_URL=database_url,
+        WEBHOOK_URL="https://cards.example.test/hook",
+        WEBHOOK_SECRET=SECRET,
+        WEBHOOK_LISTEN="127.0.0.1",
+        WEBHOOK_PORT=str(port),
+        **more,
+    )
+    return env
+
+
 class Webhooks:
     """Posts the fake's updates to the bot processes, as Telegram would post to a webhook."""
 
@@ -103,16 +119,8 @@ async def test_two_webhook_processes_apply_each_action_and_timeout_once(
     processes: list[BotProcess] = []
     async with FakeBotApiServer(api) as server:
         for port in ports:
-            env = bot_env(server.base_url, api.token, tmp_path)
-            env.update(
-                DATABASE_URL=database_url,
-                WEBHOOK_URL="https://cards.example.test/hook",
-                WEBHOOK_SECRET=SECRET,
-                WEBHOOK_LISTEN="127.0.0.1",
-                WEBHOOK_PORT=str(port),
-                TURN_SECONDS="10",
-            )
-            processes.append(BotProcess(env))
+            env = webhook_env(server.base_url, api.token, tmp_path, database_url, port)
+            processes.append(BotProcess({**env, "TURN_SECONDS": "10"}))
         hooks = Webhooks(api, ports)
         anna, boris = api.add_user("Anna"), api.add_user("Boris")
         group = api.add_group("Card club", admins=[anna], members=[boris])
