@@ -56,3 +56,16 @@ async def chromium() -> AsyncIterator[Any]:
             yield launched
         finally:
             await launched.close()
+
+
+def assert_none_overlaps(controls: list[dict[str, Any]]) -> None:
+    """No two boxes (``left``, ``right``, ``top``, ``bottom``) share a pixel."""
+    for i, one in enumerate(controls):
+        for other in controls[i + 1 :]:
+            apart = (
+                one["right"] <= other["left"]
+                or other["right"] <= one["left"]
+                or one["bottom"] <= other["top"]
+                or other["bottom"] <= one["top"]
+            )
+            assert apart, f"{one} overlaps {other}"

@@ -26,7 +26,7 @@ import pytest
 from bot.games.davayka import make_state
 from bot.games.davayka.state import DavaykaState
 from bot.services.types import GameSnapshot
-from tests.browser import PHONE, chromium, expect, playwright_api
+from tests.browser import PHONE, assert_none_overlaps, chromium, expect, playwright_api
 from tests.e2e.harness import Harness
 from tests.e2e.test_davayka_game import cards, game_state
 from tests.e2e.test_miniapp import a_game, serving, signed
@@ -368,15 +368,7 @@ async def controls_fit(player: Player) -> set[str]:
         assert box["left"] >= 0 and box["right"] <= WIDTH, f"cut off at the side: {box}"
         assert box["top"] >= 0 and box["bottom"] <= HEIGHT, f"cut off below: {box}"
         assert not box["cut"], f"its text is cut short: {box}"
-    for i, one in enumerate(controls):
-        for other in controls[i + 1 :]:
-            apart = (
-                one["right"] <= other["left"]
-                or other["right"] <= one["left"]
-                or one["bottom"] <= other["top"]
-                or other["bottom"] <= one["top"]
-            )
-            assert apart, f"{one} overlaps {other}"
+    assert_none_overlaps(controls)
     width = await player.page.evaluate("document.documentElement.scrollWidth")
     assert width <= WIDTH, "nothing sticks out sideways"
     return {box["name"] for box in controls}

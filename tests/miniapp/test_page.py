@@ -25,7 +25,7 @@ import tornado.netutil
 import tornado.web
 import tornado.websocket
 
-from tests.browser import PHONE, chromium, expect
+from tests.browser import PHONE, assert_none_overlaps, chromium, expect
 
 ROOT = Path(__file__).resolve().parents[2]
 STATIC = ROOT / "bot" / "telegram" / "miniapp" / "static"
@@ -457,15 +457,7 @@ async def controls_fit(table: Table, width: int, height: int) -> list[dict[str, 
         assert box["left"] >= 0 and box["right"] <= width, f"cut off at the side: {box}"
         assert box["top"] >= 0 and box["bottom"] <= height, f"cut off below: {box}"
         assert box["right"] - box["left"] >= 44 and box["bottom"] - box["top"] >= 44, box
-    for i, one in enumerate(controls):
-        for other in controls[i + 1 :]:
-            apart = (
-                one["right"] <= other["left"]
-                or other["right"] <= one["left"]
-                or one["bottom"] <= other["top"]
-                or other["bottom"] <= one["top"]
-            )
-            assert apart, f"{one} overlaps {other}"
+    assert_none_overlaps(controls)
     return controls
 
 
