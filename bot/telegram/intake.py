@@ -9,6 +9,7 @@ its decision takes: a storm of presses keeps few of them in hand at once.
 
 from __future__ import annotations
 
+import contextlib
 import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
@@ -47,21 +48,16 @@ class Intake(BaseUpdateProcessor):
     async def do_process_update(self, update: object, coroutine: Awaitable[Any]) -> None:
         self.most_in_hand = max(self.most_in_hand, self.current_concurrent_updates)
         update_id = getattr(update, "update_id", None)
-        stored = update_id in self._stored
+        stored = update_id if isinstance(update_id, int) and update_id in self._stored else None
         try:
-            if stored:
-                assert isinstance(update_id, int)
-                with handling(update_id):
-                    await coroutine
-            else:
+            with contextlib.nullcontext() if stored is None else handling(stored):
                 await coroutine
         finally:
             self.handled += 1
-            if stored:
-                assert isinstance(update_id, int)
-                self._stored.discard(update_id)
+            if stored is not None:
+                self._stored.discard(stored)
                 if self.on_handled is not None:
-                    self.on_handled(update_id)
+                    self.on_handled(stored)
 
     async def initialize(self) -> None:
         """Nothing to set up."""
