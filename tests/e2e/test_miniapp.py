@@ -24,6 +24,7 @@ from tornado.httpserver import HTTPServer
 from tornado.web import Application
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
+from bot.services.types import StorageRefused
 from bot.settings import TELEGRAM_WEB_APP_SCRIPT
 from bot.telegram.miniapp.auth import secret_key
 from bot.telegram.miniapp.server import MAX_FRAME
@@ -325,4 +326,25 @@ async def test_a_page_is_never_sent_an_older_state_than_it_has(
     room.miniapp.show_here(now)
     await asyncio.sleep(0.2)
     assert [f["view"]["version"] for f in page.of("state")] == [now.version, now.version]
+    page.close()
+
+
+async def test_a_press_the_database_cannot_save_is_answered_in_words(
+    served: tuple[Harness, str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    h, base = served
+    game_id, anna, _ = await a_game(h)
+    page = await hello(h, base, anna, game_id)
+    await page.until(lambda: bool(page.of("state")))
+    assert h.app is not None
+    play = h.app.bot_data["cardroom"].play
+
+    async def refused(*_: object) -> None:
+        raise StorageRefused("the disk is full")
+
+    monkeypatch.setattr(play, "act", refused)
+    await page.send({"t": "act", "code": "r", "seq": 7})
+    await page.until(lambda: any(a["seq"] == 7 for a in page.of("answer")))
+    answer = next(a for a in page.of("answer") if a["seq"] == 7)
+    assert answer["ok"] is False and "cannot save" in answer["text"], answer
     page.close()

@@ -14,7 +14,7 @@ from telegram.ext import BaseHandler, ContextTypes
 
 from bot.i18n import translator
 from bot.services.authority import Origin
-from bot.services.types import ServiceError
+from bot.services.types import ServiceError, StorageRefused
 from bot.telegram.handlers.room import by_the_rules, cardroom, refusal_text
 from bot.telegram.inbox import OWN_FIELD
 from bot.telegram.render import press_refusal
@@ -51,10 +51,14 @@ async def handle_app_press(update: Update, context: ContextTypes.DEFAULT_TYPE) -
         return
     try:
         snapshot = await room.play.act(game_id, user_id, None, code, Origin.mini_app(user_id))
-    except ServiceError as error:
+    except (ServiceError, StorageRefused) as error:
         now = await _snapshot_or_none(room, game_id)
         seat = None if now is None else now.seat_of(user_id)
         t = translator(seat.language if seat is not None else "en")
+        if isinstance(error, StorageRefused):
+            # Nothing was saved (the outage is logged once, where it was noticed).
+            app.answer(socket, seq, False, t("error.storage.refused"))
+            return
         said = None
         if now is not None and by_the_rules(error):
             said = press_refusal(t, now, user_id, error.code, code)
@@ -68,5 +72,5 @@ async def handle_app_press(update: Update, context: ContextTypes.DEFAULT_TYPE) -
 async def _snapshot_or_none(room: Any, game_id: int) -> Any:
     try:
         return await room.play.snapshot(game_id)
-    except ServiceError:
+    except (ServiceError, StorageRefused):
         return None
