@@ -65,7 +65,7 @@ class InboxService:
         committed when this returns."""
         updates = [Stored(p["update_id"], chat_of(p), dict(p)) for p in payloads]
         async with self.db.transaction() as session:
-            new = await Inbox(session).take(updates, self.clock(), notify=True)
+            new = await Inbox(session).take(updates, self.clock())
         return [updates[i] for i in new]
 
     async def pending(self, limit: int, skip: Sequence[int] = ()) -> list[Stored]:

@@ -111,10 +111,10 @@ class Inbox:
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
 
-    async def take(self, updates: Sequence[Stored], now: float, *, notify: bool) -> list[int]:
-        """Store updates not stored before; the positions of those that were new. With
-        ``notify``, on PostgreSQL, the leader listening on :data:`CHANNEL` is woken when the
-        transaction commits."""
+    async def take(self, updates: Sequence[Stored], now: float) -> list[int]:
+        """Store updates not stored before; the positions of those that were new. On
+        PostgreSQL the leader listening on :data:`CHANNEL` is woken when the transaction
+        commits."""
         if not updates:
             return []
         dialect = self.session.get_bind().dialect.name
@@ -133,8 +133,8 @@ class Inbox:
             )
             if getattr(result, "rowcount", 0):
                 new.append(position)
-        if new and notify and dialect == "postgresql":
-            await self.session.execute(text(f"NOTIFY {CHANNEL}"))
+        if new and dialect == "postgresql":
+            await notify(self.session, CHANNEL, "")
         return new
 
     async def pending(self, limit: int, skip: Sequence[int] = ()) -> list[Stored]:
