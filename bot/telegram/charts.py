@@ -17,9 +17,11 @@ or cannot start, ``/stats`` goes out without one, and the next chart gets a new 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import io
 import logging
 import multiprocessing
+import os
 import signal
 import time
 from collections import Counter, OrderedDict
@@ -92,10 +94,17 @@ def draw_rating_chart(request: ChartRequest) -> bytes:
     return buffer.getvalue()
 
 
+#: How much lower the chart worker's CPU priority is than the bot's (``nice``).
+WORKER_NICENESS = 10
+
+
 def _start_worker() -> None:
     # Ctrl+C in a terminal reaches the whole process group; the bot stops its worker itself,
     # and a worker dying of it first would only print a traceback.
     signal.signal(signal.SIGINT, signal.SIG_IGN)
+    # A chart can wait; a press cannot: on a busy machine the event loop gets the CPU first.
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICENESS)
 
 
 class ChartPool:

@@ -37,3 +37,8 @@ def receipt(png: bytes | None) -> tuple[int, int]:
 def drawing_that_kills_its_worker(request: ChartRequest) -> bytes:
     """A chart whose drawing kills the worker process, as an out-of-memory kill would."""
     os._exit(1)
+
+
+def niceness_receipt(request: ChartRequest) -> bytes:
+    """Instead of a chart: the worker's CPU niceness (``os.nice(0)``)."""
+    return str(os.nice(0)).encode()

@@ -15,9 +15,15 @@ import pytest
 
 from bot.i18n import translator
 from bot.services.stats import GameStats, PlayerStats
-from bot.telegram.charts import ChartLine, ChartPool, ChartRequest, draw_rating_chart
+from bot.telegram.charts import (
+    WORKER_NICENESS,
+    ChartLine,
+    ChartPool,
+    ChartRequest,
+    draw_rating_chart,
+)
 from bot.telegram.render.boards import chart_request
-from tests.telegram.chart_receipts import drawing_receipt, receipt
+from tests.telegram.chart_receipts import drawing_receipt, niceness_receipt, receipt
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -187,3 +193,14 @@ async def wait_gone(pid: int, timeout: float = 10.0) -> None:  # noqa: ASYNC109
             return
         await asyncio.sleep(0.05)
     raise AssertionError(f"process {pid} is still there")
+
+
+async def test_the_worker_yields_the_cpu_to_the_bot() -> None:
+    """A chart can wait, a press cannot: on a busy machine the event loop gets the CPU first."""
+    charts = ChartPool(niceness_receipt, seconds=10)
+    try:
+        drawn = await charts.chart(1, "en", request(1000, 1010, 1020))
+    finally:
+        await charts.close()
+    assert drawn is not None
+    assert int(drawn) == min(19, os.nice(0) + WORKER_NICENESS)
