@@ -1,26 +1,56 @@
-"""Running the Alembic migrations from code (at start-up and in tests)."""
+"""Running the Alembic migrations from code (at start-up and in tests), and how every run
+keeps the data: ``migrations/env.py`` runs each one through :func:`migration_engine` and
+:func:`migration_transaction`.
+
+* **One transaction.** Every migration of a run, and its checks, commit together or not at
+  all, on SQLite too: its driver leaves DDL outside transactions unless told otherwise, which
+  is how a failed rebuild once left a half-done table behind (issue 34).
+* **SQLite: foreign keys off.** A batch migration rebuilds a table (copy, drop the old one,
+  rename the copy); with foreign keys on, dropping ``games`` deleted every seat, action,
+  result and rating change, and dropping ``users`` failed. So the migration connection turns
+  them off before its transaction begins (the pragma cannot change inside one), and
+  ``PRAGMA foreign_key_check`` must find nothing before the run commits.
+* **PostgreSQL: one process at a time.** The run holds a transaction-level advisory lock
+  (:data:`MIGRATION_LOCK`) before Alembic reads its version table, so processes that start
+  together migrate once: the others wait, then find the schema up to date.
+"""
 
 from __future__ import annotations
 
 import asyncio
+import hashlib
 import logging
 import socket
+from collections import Counter
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 from alembic import command
 from alembic.config import Config
 from alembic.util.exc import CommandError
-from sqlalchemy.engine import make_url
+from sqlalchemy import event, text
+from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
+from sqlalchemy.ext.asyncio import AsyncEngine
 
 import migrations
-from bot.storage.database import ensure_sqlite_folder
+from bot.storage.database import create_engine, ensure_sqlite_folder
 
 logger = logging.getLogger(__name__)
 
+#: The key of the PostgreSQL advisory lock that one migration run holds at a time (a fixed
+#: number: the first 8 bytes of BLAKE2b("cardroom:migrations"), signed; the leader's lock,
+#: in :mod:`bot.storage.leadership`, hashes "cardroom:<bot id>" the same way, so they differ).
+MIGRATION_LOCK = int.from_bytes(
+    hashlib.blake2b(b"cardroom:migrations", digest_size=8).digest(), "big", signed=True
+)
+
 
 class MigrationError(Exception):
-    """The migrations could not run: the database could not be reached, opened or written.
+    """The migrations could not run: the database could not be reached, opened or written,
+    or a run would have left it inconsistent (and changed nothing).
 
     The message is one line that names the database, its password hidden, and what failed.
     """
@@ -43,6 +73,10 @@ def upgrade(url: str) -> None:
     try:
         ensure_sqlite_folder(url)
         command.upgrade(alembic_config(url), "head")
+    except MigrationError as error:  # raised by a run that changed nothing (its one line)
+        raise MigrationError(
+            f"could not bring the database {shown_url(url)} up to date: {error}"
+        ) from error
     except (DBAPIError, OSError, CommandError) as error:
         # The driver's whole message, for whoever asks for it; the error's message is one line.
         logger.debug("The migrations failed: %s: %s", type(error).__name__, error)
@@ -55,6 +89,87 @@ def upgrade(url: str) -> None:
 async def upgrade_async(url: str) -> None:
     """:func:`upgrade` from async code (Alembic's env runs its own event loop in a thread)."""
     await asyncio.to_thread(upgrade, url)
+
+
+def migration_engine(url: str) -> AsyncEngine:
+    """The engine a migration run uses: the bot's (its SQLite pragmas set on connect), and on
+    SQLite, SQLAlchemy's documented recipe for real transactions around DDL, with foreign keys
+    turned off once the bot's pragmas have turned them on."""
+    engine = create_engine(url)
+    if engine.dialect.name == "sqlite":
+        # Listeners run in the order they were added: after the bot's, which set foreign_keys=ON.
+        event.listen(engine.sync_engine, "connect", _sqlite_migration_connect)
+        event.listen(engine.sync_engine, "begin", _sqlite_begin)
+    return engine
+
+
+def _sqlite_migration_connect(dbapi_connection: Any, _record: Any) -> None:
+    # Left to itself the driver begins a transaction only before INSERT, UPDATE or DELETE,
+    # and runs DDL outside one; without its BEGIN, _sqlite_begin begins every transaction and
+    # the DDL is inside. Foreign keys go off here, before any transaction.
+    dbapi_connection.isolation_level = None
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA foreign_keys=OFF")
+    cursor.close()
+
+
+def _sqlite_begin(connection: Connection) -> None:
+    connection.exec_driver_sql("BEGIN")
+
+
+@contextmanager
+def migration_transaction(connection: Connection, applied: list[str]) -> Iterator[None]:
+    """The one transaction of a migration run on ``connection`` (from
+    :func:`migration_engine`), which Alembic runs inside: committed when the block ends,
+    rolled back if it raises. ``applied`` is filled by the run with the revisions it applied.
+
+    On PostgreSQL it first takes :data:`MIGRATION_LOCK`, waiting for a run of another process.
+    On SQLite it requires foreign keys off, and before the commit checks that the run left no
+    row pointing at nothing; else :class:`MigrationError` (nothing is changed). Foreign keys
+    are back on when it ends.
+    """
+    sqlite = connection.dialect.name == "sqlite"
+    try:
+        with connection.begin():
+            if sqlite:
+                if connection.exec_driver_sql("PRAGMA foreign_keys").scalar():
+                    raise MigrationError(
+                        "SQLite's foreign keys could not be turned off for the migrations "
+                        "(a rebuilt table would take its children's rows with it)"
+                    )
+            else:
+                _lock_migrations(connection)
+            yield
+            if sqlite and applied:
+                check_foreign_keys(connection)
+    finally:
+        if sqlite and not connection.invalidated:
+            # Outside any transaction (where the pragma takes effect), on the driver itself.
+            cursor = connection.connection.dbapi_connection.cursor()  # type: ignore[union-attr]
+            cursor.execute("PRAGMA foreign_keys=ON")
+            cursor.close()
+
+
+def _lock_migrations(connection: Connection) -> None:
+    """Take :data:`MIGRATION_LOCK` for this transaction, waiting for whoever holds it."""
+    lock = {"key": MIGRATION_LOCK}
+    if not connection.execute(text("SELECT pg_try_advisory_xact_lock(:key)"), lock).scalar():
+        logger.info("Another process is migrating the database; waiting for it to finish")
+        connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), lock)
+
+
+def check_foreign_keys(connection: Connection) -> None:
+    """:class:`MigrationError` if a SQLite row points at a row that is not there (``PRAGMA
+    foreign_key_check``), naming each table, what it points at and how many rows."""
+    rows = connection.exec_driver_sql("PRAGMA foreign_key_check").all()
+    if rows:
+        counts = Counter((row[0], row[2]) for row in rows)
+        found = ", ".join(
+            f"{table} -> {parent}: {count}" for (table, parent), count in sorted(counts.items())
+        )
+        raise MigrationError(
+            f"the migrations would leave rows that point at no row ({found}); nothing was changed"
+        )
 
 
 def shown_url(url: str) -> str:

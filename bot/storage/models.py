@@ -302,3 +302,34 @@ class CallRow(Base):
     id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
     chat_id: Mapped[int] = mapped_column(BigInteger)
     at: Mapped[float] = mapped_column(Float, index=True)
+
+
+class LetterRow(Base):
+    """Something the bot decided to say (the outbox): written in the transaction that decides
+    it, delivered by the leader's sender and marked delivered — a reply, a game's result, a
+    notice, a greeting, a tidy call. A stop, kill or failover loses none: the next leader
+    delivers what is not marked. Storage keeps it opaque: ``kind`` and ``body`` are the
+    sender's."""
+
+    __tablename__ = "outbox"
+    __table_args__ = (
+        Index(
+            "ix_outbox_undelivered",
+            "id",
+            sqlite_where=text("delivered_at IS NULL"),
+            postgresql_where=text("delivered_at IS NULL"),
+        ),
+    )
+
+    id: Mapped[int] = mapped_column(BigInteger().with_variant(Integer, "sqlite"), primary_key=True)
+    chat_id: Mapped[int] = mapped_column(BigInteger)
+    # "call": a Bot API call as it goes; "result": a finished game's result, drawn as it goes.
+    kind: Mapped[str] = mapped_column(String(16))
+    game_id: Mapped[int | None] = mapped_column(Integer)
+    body: Mapped[dict[str, Any]] = mapped_column()
+    # Seconds since the epoch when it was decided (its time to live counts from here).
+    created_at: Mapped[float] = mapped_column(Float)
+    delivered_at: Mapped[float | None] = mapped_column(Float, index=True)
+    # What became of it ("sent", "dropped", "forbidden"…), and the message it made.
+    outcome: Mapped[str | None] = mapped_column(String(16))
+    message_id: Mapped[int | None] = mapped_column(BigInteger)
