@@ -1,11 +1,11 @@
 """``python -m bench [--quick] [--only NAME…] [--profile] [--markdown]``: measure Cardroom.
 
 Runs every measurement (engines, actions with the floor, calls, resume, memory, the flood
-limits under pressure, and several bot processes on PostgreSQL), prints a table with the
-targets of issues #10, #17, #19, #27 and #29 beside the figures, and, last, one line
-``SUMMARY {json}`` with every figure by key. ``--quick`` finishes in under a minute on a
-two-core machine; without it the runs are longer and steadier. ``--profile`` prints where a
-press's time goes instead (see :mod:`bench.press_profile`).
+limits under pressure, storing updates in the inbox, and several bot processes on PostgreSQL),
+prints a table with the targets of issues #10, #17, #19, #27 and #29 beside the figures, and,
+last, one line ``SUMMARY {json}`` with every figure by key. ``--quick`` finishes in under a
+minute on a two-core machine; without it the runs are longer and steadier. ``--profile``
+prints where a press's time goes instead (see :mod:`bench.press_profile`).
 """
 
 from __future__ import annotations
@@ -20,10 +20,31 @@ import time
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
-from bench import actions, calls, davayka_app, engines, flood, memory, quick_play, resume, workers
+from bench import (
+    actions,
+    calls,
+    davayka_app,
+    engines,
+    flood,
+    inbox_store,
+    memory,
+    quick_play,
+    resume,
+    workers,
+)
 from bench.report import TARGETS, Figure, markdown, summary_line, table
 
-MEASUREMENTS = ("engines", "actions", "calls", "resume", "memory", "flood", "davayka", "workers")
+MEASUREMENTS = (
+    "engines",
+    "actions",
+    "calls",
+    "resume",
+    "memory",
+    "flood",
+    "inbox",
+    "davayka",
+    "workers",
+)
 #: Issue #29's targets, beside the others.
 TARGETS.update(workers.TARGETS)
 
@@ -89,6 +110,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             "resume": lambda: resume.measure(folder / "resume", quick),
             "memory": lambda: memory.measure(folder / "memory", quick),
             "flood": lambda: flood.measure(folder / "flood", quick),
+            "inbox": lambda: inbox_store.measure(folder / "inbox", quick),
             # The chat panels' figures, then the same players on the Mini App's sockets.
             "davayka": lambda: davayka_app.measure(
                 folder / "davayka", quick, quick_play.measure(folder / "davayka", quick)

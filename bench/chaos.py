@@ -39,6 +39,7 @@ import os
 import random
 import re
 import signal
+import socket
 import sys
 import tempfile
 import time
@@ -47,6 +48,8 @@ from collections.abc import Awaitable, Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
+
+from sqlalchemy import func, select
 
 from bench.chaos_checks import (
     GameRecord,
@@ -60,7 +63,7 @@ from bench.crowd import Crowd
 from bot.sandbox.models import JSONDict
 from bot.storage.database import Database
 from bot.storage.migrate import upgrade_async
-from bot.storage.models import CANCELLED, FINISHED, LOBBY, PLAYING
+from bot.storage.models import CANCELLED, FINISHED, LOBBY, PLAYING, LetterRow
 from tests.fakes import FakeBotApi, FakeBotApiServer, FakeCallback, FakeUser, Upload
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -104,6 +107,8 @@ class Plan:
     #: ``--in-flight``: a press a killed process had fetched at most this long before the
     #: kill is lost in flight; held longer, it waited in a backlog.
     in_flight: float = IN_FLIGHT
+    #: ``--processes``: bot processes on one PostgreSQL database (one leads).
+    processes: int = 1
 
 
 class RecordingBotApi(FakeBotApi):
@@ -209,6 +214,111 @@ class BotProcess:
             await self.kill()
 
 
+class Fleet:
+    """Several ``python -m bot`` processes on one PostgreSQL database, as one bot: one leads
+    (it polls), the others stand by. A kill takes the leader — asked of each process' own
+    ``/readyz`` — and the killed process starts again as a standby; the bot is ready again
+    when the next leader polls. The interface is :class:`BotProcess`'s."""
+
+    def __init__(self, log: Path, api: FakeBotApi, count: int) -> None:
+        self.log = log
+        self.api = api
+        self.members = [BotProcess(log, api) for _ in range(count)]
+        self.ports = [_free_port() for _ in range(count)]
+        self.env: dict[str, str] = {}
+        self.starts = 0
+        self.started_at: list[float] = []
+        self.kills: list[float] = []
+        self.ready_at: float | None = None
+        self._watching: asyncio.Task[None] | None = None
+
+    @property
+    def alive(self) -> bool:
+        return any(member.alive for member in self.members)
+
+    def up_for(self) -> float:
+        return 0.0 if self.ready_at is None else time.monotonic() - self.ready_at
+
+    async def start(self) -> None:
+        """Start every member that is not running (the first start: all of them)."""
+        for member, port in zip(self.members, self.ports, strict=True):
+            if not member.alive:
+                member.env = {**self.env, "HEALTH_PORT": str(port)}
+                await member.start()
+                self.starts += 1
+                self.started_at.append(time.monotonic())
+        self._watch()
+
+    def _watch(self) -> None:
+        self.ready_at = None
+        polls = self.api.stats.by_method["getUpdates"]
+        self._watching = asyncio.create_task(self._notice_ready(polls))
+
+    async def _notice_ready(self, polls: int) -> None:
+        while self.alive:
+            if self.api.stats.by_method["getUpdates"] > polls:
+                self.ready_at = time.monotonic()
+                return
+            await asyncio.sleep(0.1)
+
+    async def wait_ready(self, timeout: float = DEADLINE) -> None:  # noqa: ASYNC109
+        deadline = time.monotonic() + timeout
+        while self.ready_at is None:
+            if not self.alive:
+                raise RuntimeError(f"every bot process exited; see {self.log}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"no bot process polled in {timeout:.0f} s")
+            await asyncio.sleep(0.1)
+
+    async def _leader(self) -> BotProcess:
+        """The member whose ``/readyz`` says it leads (the first alive one if none says)."""
+        for member, port in zip(self.members, self.ports, strict=True):
+            if member.alive and await _role(port) == "leader":
+                return member
+        return next(member for member in self.members if member.alive)
+
+    async def kill(self) -> None:
+        """SIGKILL the leader; the others stay up, and one of them takes the lead."""
+        leader = await self._leader()
+        await leader.kill()
+        self.kills.append(time.monotonic())
+        self._watch()
+
+    async def stop(self) -> None:
+        """SIGINT to the standbys, then to the leader (each hands over what it holds)."""
+        leader = await self._leader() if self.alive else None
+        for member in self.members:
+            if member is not leader:
+                await member.stop()
+        if leader is not None:
+            await leader.stop()
+        self.ready_at = None
+
+
+def _free_port() -> int:
+    with contextlib.closing(socket.socket()) as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+async def _role(port: int) -> str | None:
+    """The role a member's ``/readyz`` says it has (``None``: it does not answer)."""
+    try:
+        reader, writer = await asyncio.wait_for(asyncio.open_connection("127.0.0.1", port), 2)
+    except (OSError, TimeoutError):
+        return None
+    try:
+        writer.write(b"GET /readyz HTTP/1.0\r\nHost: localhost\r\n\r\n")
+        await writer.drain()
+        answer = await asyncio.wait_for(reader.read(), 2)
+    except (OSError, TimeoutError):
+        return None
+    finally:
+        writer.close()
+    match = re.search(rb'"role":\s*"([a-z]+)"', answer)
+    return match[1].decode() if match else None
+
+
 @dataclass
 class Findings:
     """What the run saw and what went wrong, for the report."""
@@ -240,7 +350,11 @@ class ChaosRun:
         self.crowd = Crowd.gather(self.api, self.rng, people=plan.people, groups=plan.groups)
         self.db = Database.from_url(plan.database_url)
         self.log = plan.folder / "bot.log"
-        self.bot = BotProcess(self.log, self.api)
+        self.bot: BotProcess | Fleet = (
+            Fleet(self.log, self.api, plan.processes)
+            if plan.processes > 1
+            else BotProcess(self.log, self.api)
+        )
         self.findings = Findings()
         #: Ids of the people silent now.
         self.silent: set[int] = set()
@@ -249,6 +363,8 @@ class ChaosRun:
         self.cancelled: set[int] = set()
         self.ending = asyncio.Event()
         self.baseline = 0
+        #: Letters of the outbox still undelivered at the end (``replies_lost``).
+        self.undelivered = 0
         self.started = 0.0
         self.running = True
 
@@ -294,6 +410,7 @@ class ChaosRun:
             await bot.stop()
             await server.stop()
         games = await load_games(self.db, after=self.baseline)
+        self.undelivered = await undelivered_letters(self.db)
         await self.db.close()
         self._check(games)
         self._report(games)
@@ -583,11 +700,29 @@ class ChaosRun:
                 error = conservation_error(game.game_key, game.state)
                 if error:
                     findings.fail(f"game {game.id} ({game.game_key}) cards: {error}")
+        unshown = self._ends_unshown(games)
+        if unshown:
+            findings.fail(f"{unshown} finished game(s) without their result in their group")
+        if self.undelivered:
+            findings.fail(f"{self.undelivered} message(s) decided and never delivered")
         unexplained = self._unexplained_429s()
         if unexplained:
             findings.fail(
                 f"{unexplained} call(s) refused with 429 more than a minute after a start"
             )
+
+    def _results_in(self, chat_id: int) -> int:
+        return sum((m.text or "").startswith(RESULT_MARK) for m in self.api.bot_messages(chat_id))
+
+    def _ends_unshown(self, games: list[GameRecord]) -> int:
+        """Finished games of a group whose result message never came there (a game's end
+        that a killed process took with it): per group, the finished games past its results."""
+        finished = Counter(g.chat_id for g in games if g.status == FINISHED and g.chat_id < 0)
+        return sum(max(0, n - self._results_in(chat)) for chat, n in finished.items())
+
+    def _ends_twice(self, games: list[GameRecord]) -> int:
+        finished = Counter(g.chat_id for g in games if g.status == FINISHED and g.chat_id < 0)
+        return sum(max(0, self._results_in(chat) - n) for chat, n in finished.items())
 
     def _unexplained_429s(self) -> int:
         """429s that came when the running process had known its calls for a whole minute."""
@@ -668,6 +803,9 @@ class ChaosRun:
             f"  flood limits {'on' if plan.flood_limits else 'off'}: "
             f"{len(self.api.refused_at)} call(s) refused with 429, "
             f"{self._unexplained_429s()} of them over a minute after a start",
+            f"  ends_unshown {self._ends_unshown(games)} (results said twice: "
+            f"{self._ends_twice(games)}); replies_lost {self.undelivered} (letters of the "
+            "outbox never delivered)",
             f"  warnings in the log: {sum(warnings.values())}",
             *(f"    {n:>4} × {text}" for text, n in warnings.most_common(8)),
         ]
@@ -675,6 +813,19 @@ class ChaosRun:
             lines += ["FAILURES:", *(f"  - {failure}" for failure in findings.failures)]
         lines.append("CHAOS FAILED" if findings.failures else "CHAOS OK")
         self.say("\n".join(lines))
+
+
+#: How every result message begins, in every language.
+RESULT_MARK = "🏁"
+
+
+async def undelivered_letters(db: Database) -> int:
+    """Letters of the outbox (replies, results, notices) never delivered."""
+    async with db.transaction() as session:
+        count = await session.scalar(
+            select(func.count()).select_from(LetterRow).where(LetterRow.delivered_at.is_(None))
+        )
+    return int(count or 0)
 
 
 def _spread(values: Sequence[float]) -> str:
@@ -742,7 +893,18 @@ def parse_arguments(argv: Sequence[str] | None) -> Plan:
         f"{IN_FLIGHT:g}, for a quiet machine; 'inf' where its speed is not known: whatever a "
         "killed process took with it is lost in flight)",
     )
+    parser.add_argument(
+        "--processes",
+        type=int,
+        default=1,
+        help="bot processes on one PostgreSQL database (--database-url); a kill takes the "
+        "leader, and a standby takes over (default 1)",
+    )
     arguments = parser.parse_args(argv)
+    if arguments.processes < 1:
+        parser.error("--processes must be at least 1")
+    if arguments.processes > 1 and not (arguments.database_url or "").startswith("postgresql"):
+        parser.error("--processes above 1 needs a PostgreSQL --database-url")
     if arguments.turn_seconds < 10:
         parser.error("--turn-seconds must be at least 10 (the bot's own minimum)")
     low, high = arguments.kill_every
@@ -764,6 +926,7 @@ def parse_arguments(argv: Sequence[str] | None) -> Plan:
         wind_down=arguments.wind_down,
         flood_limits=arguments.flood_limits,
         in_flight=arguments.in_flight,
+        processes=arguments.processes,
     )
 
 

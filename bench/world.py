@@ -389,5 +389,7 @@ class World:
                 if slot is not None and slot.task is not None and not slot.task.done()
             ]
             if not pending:
+                # What the game's moves wrote to the outbox (its result) goes too.
+                await self.room.outbox.drain()
                 return
             await asyncio.gather(*pending, return_exceptions=True)

@@ -128,7 +128,13 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from bot.app import build_application
     from bot.serve import ServeError, serve
-    from bot.startup import StartUpError, check_database_url, claim_database, prepare_database
+    from bot.startup import (
+        StartUpError,
+        check_database_url,
+        claim_database,
+        prepare_database,
+        raise_open_file_limit,
+    )
 
     try:
         # Before anything reads the URL: one the bot cannot open is one line, not a traceback.
@@ -137,6 +143,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         prepare_database(settings.database_url)
     except StartUpError as error:
         return report_fault(str(error))
+    raise_open_file_limit()  # every socket, post and connection is an open file
     application = build_application(settings, settle_memory=True)
     try:
         log_in(application)

@@ -12,6 +12,7 @@ import gc
 import logging
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -23,6 +24,7 @@ from bot.services.inbox import APP_CHANNEL, InboxService
 from bot.services.languages import LanguageService
 from bot.services.lobby import LobbyService
 from bot.services.locks import GameLocks
+from bot.services.outbox import OPENED, RESULT, OutboxService, PendingLetter, result_ratings
 from bot.services.people import PeopleService
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
@@ -33,16 +35,20 @@ from bot.storage.database import Database
 from bot.telegram import handlers
 from bot.telegram.commands import register_commands
 from bot.telegram.handlers import Cardroom
+from bot.telegram.handlers.buttons import join_when_greeted
+from bot.telegram.handlers.commands import JOIN, SEAT_CREATOR, seat_when_greeted
+from bot.telegram.handlers.waitlist import opened_draw
 from bot.telegram.inbox import InboxReader
 from bot.telegram.intake import Intake
-from bot.telegram.miniapp.server import GAME_KEY, MiniApp
+from bot.telegram.miniapp.server import GAME_KEY, MiniApp, SocketCaps
 from bot.telegram.poller import POLL_SECONDS, DeadlinePoller
 from bot.telegram.rights import TelegramRights
 from bot.telegram.sender.budget import CallBudget, Limits
 from bot.telegram.sender.limiter import BudgetRateLimiter
-from bot.telegram.sender.live import GROUP_INTERVAL, PRIVATE_INTERVAL, Publisher
+from bot.telegram.sender.live import GROUP_INTERVAL, PRIVATE_INTERVAL, Publisher, result_note
 from bot.telegram.sender.menus import Menus
-from bot.telegram.sender.notes import Notes
+from bot.telegram.sender.notes import Note, Notes
+from bot.telegram.sender.outbox import Outbox
 
 logger = logging.getLogger(__name__)
 
@@ -64,11 +70,12 @@ def file_url_for(base_url: str) -> str:
 
 
 async def catch_up(room: Cardroom, *, retry_after: float = 30.0) -> None:
-    """Redraw the open games whose newest changes may not have reached their chats (the
-    process — or the leader before this one — stopped while they were on their way); take up
-    the others as the players see them, without a call (their messages' ids, who is to be
-    pinged). If the database cannot be read, it is tried again a little later, said once in
-    the log."""
+    """Redraw the games whose newest changes may not have reached their chats (the process —
+    or the leader before this one — stopped while they were on their way), the games that
+    ended unshown too; take up the open others as the players see them, without a call (their
+    messages' ids, who is to be pinged). The letters not delivered (replies, results…) go
+    from the outbox meanwhile. If the database cannot be read, it is tried again a little
+    later, said once in the log."""
     while True:
         try:
             for game_id, behind in await room.play.open_ids():
@@ -105,6 +112,11 @@ def miniapp_for(
         settings.webapp_script,
         play.snapshot,
         clock,
+        SocketCaps(
+            total=settings.webapp_max_sockets,
+            per_player=settings.webapp_sockets_per_player,
+            unsigned_per_address=settings.webapp_unsigned_sockets_per_address,
+        ),
     )
 
     async def take(press: dict[str, Any]) -> None:
@@ -188,6 +200,7 @@ def build_application(
     async def post_init(application: App) -> None:
         # Timers first: a game whose window closed while the bot was down moves on now.
         room.poller.start()
+        outbox.start()
         room.catching_up = asyncio.create_task(catch_up(room), name="catch-up")
         await register_commands(application.bot)
         if settle_memory:
@@ -205,6 +218,7 @@ def build_application(
                 await room.catching_up
         await room.publisher.close()
         room.menus.close()
+        await outbox.close()  # before the notes: what they drop now is the next leader's
         await room.notes.close()
         await room.charts.close()
         await db.close()
@@ -219,6 +233,17 @@ def build_application(
     notes = Notes(application.bot, budget)
     notes.can_write = people.can_write
     notes.on_forbidden = people.cannot_write
+    outbox = Outbox(OutboxService(db, clock), notes, clock=clock)
+    db.on_letters = outbox.wake
+    intake.record = outbox.record
+
+    async def draw_result(pending: PendingLetter) -> Note | None:
+        assert pending.letter.game_id is not None
+        snapshot = await play.snapshot(pending.letter.game_id)
+        ratings, provisional = result_ratings(pending.letter.body)
+        return result_note(replace(snapshot, ratings=ratings, provisional=provisional))
+
+    outbox.draws[RESULT] = draw_result
 
     async def remember_table(game_id: int, message_id: int | None) -> None:
         # Through the room: whoever waits for a lobby's message (to link to it) is told.
@@ -240,13 +265,19 @@ def build_application(
         stats=StatsService(db),
         publisher=publisher,
         notes=notes,
-        menus=Menus(notes, clock),
+        menus=Menus(outbox, clock),
         languages=LanguageService(db, rights),
         people=people,
         poller=DeadlinePoller(play, lobby, publisher, poll_seconds),
         rights=rights,
         waitlist=WaitlistService(db),
+        outbox=outbox,
     )
+    outbox.on_menu = room.menus.sent
+    outbox.draws[OPENED] = opened_draw(room)
+    outbox.follow_ups[SEAT_CREATOR] = seat_when_greeted(room)
+    outbox.follow_ups[JOIN] = join_when_greeted(room)
+    publisher.outbox = outbox
     application.bot_data["cardroom"] = room
     # Updates stored before Telegram hears they arrived; the leader hands them over.
     reader = InboxReader(InboxService(db, clock), application.bot, application.update_queue)

@@ -8,8 +8,11 @@ it starts from the previous leader's flood windows (written behind its calls) an
 what was changed but not shown, editing the same messages.
 
 SIGTERM (or SIGINT) hands over at once: no more work is taken, deliveries are dropped (the next
-leader makes them from the database), the lock is released, and what is in hand finishes
-within a bounded time — the process is gone in well under three seconds.
+leader makes them from the database), what is in hand finishes within a bounded time and is
+marked handled, the calls made are written — and only then is the lock released: the next
+leader answers no update this one had in hand. The process is gone in well under three
+seconds. No Bot API call leaves a process that no longer leads (the fence, asked before each
+call: :attr:`~bot.telegram.sender.limiter.BudgetRateLimiter.fence`).
 """
 
 from __future__ import annotations
@@ -18,7 +21,6 @@ import asyncio
 import contextlib
 import logging
 import signal
-import time
 from collections.abc import Awaitable, Callable
 from typing import Any
 from urllib.parse import urlsplit
@@ -37,6 +39,8 @@ from bot.telegram.handlers import Cardroom
 from bot.telegram.inbox import MAX_POST_BYTES, InboxReader, WebhookHandler, poll
 from bot.telegram.miniapp.server import MAX_FRAME
 from bot.telegram.sender.budget import CallBudget
+from bot.telegram.sender.limiter import BudgetRateLimiter
+from bot.telegram.webserver import WebServer
 
 logger = logging.getLogger(__name__)
 
@@ -48,7 +52,7 @@ JOURNAL_EVERY, TIDY_EVERY = 0.25, 600.0
 #: Seconds between two counts of the live games (for ``/metrics``).
 COUNT_EVERY = 10.0
 #: Bounds on handing over: what is in hand finishes within ``FINISH_SECONDS``, and each
-#: step of the shutdown after it within ``STEP_SECONDS``.
+#: other step of the shutdown within ``STEP_SECONDS`` (2.3 s in all at most).
 FINISH_SECONDS, STEP_SECONDS = 0.8, 0.25
 
 
@@ -77,7 +81,12 @@ class Process:
         #: What runs beside the updates (the journal, the tidying, the Mini App's news): each
         #: forgotten once done, all cancelled at the hand-over.
         self._tasks: set[asyncio.Future[Any]] = set()
+        self._polling: asyncio.Task[None] | None = None
         self._started = False
+        limiter = application.bot.rate_limiter
+        if isinstance(limiter, BudgetRateLimiter):
+            # Before each call: does this process still lead, and know its lock alive?
+            limiter.fence = leadership.leads
 
     # -- the web routes ---------------------------------------------------------------
 
@@ -120,7 +129,7 @@ class Process:
         web = WebApplication(
             self.routes(), log_function=_log_request, websocket_max_message_size=MAX_FRAME
         )
-        server = HTTPServer(web, max_body_size=MAX_POST_BYTES, xheaders=True)
+        server = WebServer(web, max_body_size=MAX_POST_BYTES, xheaders=True)
         try:
             server.listen(port, self.settings.webhook_listen)
         except OSError as error:
@@ -179,7 +188,7 @@ class Process:
         logger.info("This process leads")
         budget = self.room.publisher.budget
         inbox = self.reader.inbox
-        budget.restore(await inbox.recent_calls(KEEP_CALLS), time.time())
+        budget.restore(await inbox.recent_calls(KEEP_CALLS, budget.now))
         budget.hold(HOLD_SECONDS)
         budget.journal = []
         self._spawn(_write_calls(budget, inbox.record_calls), "journal")
@@ -203,36 +212,53 @@ class Process:
             )
         else:
             await _try("remove a webhook", bot.delete_webhook())
-            self._spawn(poll(bot, self.reader, ALLOWED_UPDATES), "polling")
+            self._polling = asyncio.create_task(
+                poll(bot, self.reader, ALLOWED_UPDATES), name="polling"
+            )
         self.leading.set()
 
     async def hand_over(self) -> None:
-        """Stop at once: take nothing more, drop the deliveries (the next leader makes them),
-        write the calls made, let the lead go, and give what is in hand a moment to finish."""
+        """Stop at once, in this order: take nothing more (no webhook, no poll, no update
+        handed over, no deadline); drop the deliveries (the next leader makes them from the
+        database); let what is in hand finish, within :data:`FINISH_SECONDS`, and mark it
+        handled; write the calls made — and only then let the lead go: the next leader never
+        answers an update this process is still answering, and starts from every call it
+        made."""
         was_leader = self.role == "leader"
         self.role = "stopping"
         metrics.leading(False)
         if self._server is not None:
             self._server.stop()
-        await self.reader.stop()
+        polling, self._polling = self._polling, None
+        if polling is not None:
+            polling.cancel()  # what it took is stored; what it did not, Telegram keeps
+            await asyncio.gather(polling, return_exceptions=True)
+        self.reader.halt()
         room = self.room
-        await _bounded(room.publisher.close(), "closing the deliveries")
-        await _bounded(room.notes.close(), "closing the notes")
+        await _bounded(
+            asyncio.gather(room.publisher.close(), room.notes.close()), "closing the deliveries"
+        )
+        application = self.application
+        if self._started and application.running:
+            await _bounded(
+                asyncio.gather(application.stop(), room.poller.stop()),
+                "finishing the updates in hand",
+                FINISH_SECONDS,
+            )
+        # What finished is marked before the next leader reads the inbox.
+        await _bounded(self.reader.stop(), "marking the updates handled")
         running = list(self._tasks)
         for task in running:
             task.cancel()
         await asyncio.gather(*running, return_exceptions=True)
         budget = room.publisher.budget
         if budget.journal:
-            await _bounded(self.reader.inbox.record_calls(budget.journal), "writing the calls")
+            await _bounded(
+                self.reader.inbox.record_calls(budget.journal, budget.now), "writing the calls"
+            )
         await _bounded(self.leadership.release(), "letting the lead go")
         if was_leader:
             logger.info("Handed the lead over")
-        application = self.application
-        if self._started and application.running:
-            await _bounded(application.stop(), "finishing the updates in hand", FINISH_SECONDS)
-            # What finished meanwhile is marked before the database closes.
-            await _bounded(self.reader.stop(), "marking the updates handled")
         if application.post_shutdown is not None:
             await _bounded(application.post_shutdown(application), "shutting down")
         with contextlib.suppress(Exception):
@@ -261,19 +287,23 @@ class Process:
 
 
 async def _write_calls(
-    budget: CallBudget, record: Callable[[list[tuple[int, float]]], Awaitable[None]]
+    budget: CallBudget,
+    record: Callable[[list[tuple[int, float]], Callable[[], float]], Awaitable[None]],
 ) -> None:
-    """Write the calls the leader made, a few times a second."""
+    """Write the calls the leader made, a few times a second (when by the budget's clock:
+    they are written by the database's)."""
     while True:
         await asyncio.sleep(JOURNAL_EVERY)
         calls, budget.journal = budget.journal or [], []
         if not calls:
             continue
         try:
-            await record(calls)
+            await record(calls, budget.now)
         except Exception as error:
             logger.warning("Could not write %d calls (%s); trying again", len(calls), error)
-            budget.journal = calls + (budget.journal or [])
+            # Only what the next leader would read: a database down for hours is no pile.
+            recent = budget.now() - KEEP_CALLS
+            budget.journal = [c for c in calls if c[1] > recent] + (budget.journal or [])
 
 
 async def _every(seconds: float, work: Callable[[], Awaitable[None]], what: str) -> None:

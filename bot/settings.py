@@ -59,6 +59,19 @@ class Settings(BaseSettings):
     # The script that gives the Mini App ``Telegram.WebApp``: Telegram's own (the sandbox
     # serves a stand-in).
     webapp_script: str = TELEGRAM_WEB_APP_SCRIPT
+    # Caps on the Mini App's sockets in one process; each socket is an open file from the
+    # moment it opens. In all: some thousand players at once, far more than a process' games
+    # need, and never more than half of its open-file limit (the rest is for Telegram, the
+    # database and the webhook), so that a flood of sockets cannot stop the bot.
+    webapp_max_sockets: int = Field(default=2000, ge=1, le=1_000_000)
+    # Per player (Telegram user), across games: his phone, his desktop, and a page reconnecting
+    # before its old socket is known dead. One more closes his oldest: who opens the table
+    # again wants the new page.
+    webapp_sockets_per_player: int = Field(default=3, ge=1, le=100)
+    # Per remote address, sockets not signed in yet: a page signs in as it opens, within a
+    # round trip, so even many players behind one address hardly ever have more than a few
+    # such at once; only a flood does. One more is refused, and its page tries again later.
+    webapp_unsigned_sockets_per_address: int = Field(default=10, ge=1, le=10_000)
     log_level: str = "INFO"
 
     @field_validator("telegram_bot_token", mode="before")

@@ -1,4 +1,5 @@
-"""The database checks ``python -m bot`` makes before it starts the bot.
+"""The database checks ``python -m bot`` makes before it starts the bot, and the one limit of
+the process it raises (:func:`raise_open_file_limit`).
 
 Each fault is raised as :class:`StartUpError`, whose message is one line for the person
 starting the bot: the URL no driver can open, the server that does not answer, the file that
@@ -9,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import resource
 
 from sqlalchemy import text
 from sqlalchemy.engine import URL, make_url
@@ -39,6 +41,42 @@ DRIVER_INSTALLS = {
 
 class StartUpError(Exception):
     """A fault that keeps the bot from starting; the message is the one line to print."""
+
+
+def raise_open_file_limit() -> tuple[int, int]:
+    """Raise this process' soft limit of open files to its hard limit; the soft limit before
+    and after, said in the log at INFO.
+
+    Every connection is an open file — each Mini App socket, each webhook post, each call to
+    Telegram, each database connection — and the soft limit is often 1,024 while the hard one,
+    which a process may go up to by itself, is far higher. A limit that cannot be raised is
+    said and kept.
+    """
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft == hard:
+        logger.info("Open files: at most %s (the hard limit)", _shown_limit(soft))
+        return soft, soft
+    try:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
+    except (ValueError, OSError) as error:
+        # macOS refuses an infinite soft limit (its kernel caps it lower): keep the soft one.
+        logger.info(
+            "Open files: at most %s; could not raise it to the hard limit %s (%s)",
+            _shown_limit(soft),
+            _shown_limit(hard),
+            error,
+        )
+        return soft, soft
+    logger.info(
+        "Open files: at most %s, raised from %s to the hard limit",
+        _shown_limit(hard),
+        _shown_limit(soft),
+    )
+    return soft, hard
+
+
+def _shown_limit(limit: int) -> str:
+    return "unlimited" if limit == resource.RLIM_INFINITY else str(limit)
 
 
 def prepare_database(url: str, setting: str = "DATABASE_URL") -> None:

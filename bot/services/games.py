@@ -19,6 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.engine import Event, Outcome, Rules
 from bot.games.registry import get_rules
+from bot.services.outbox import RESULT, Letter, add_letters, result_body
 from bot.services.ratings import RatedGame, record_game
 from bot.services.snapshots import (
     ChatColumns,
@@ -334,4 +335,11 @@ class GameStore:
                 abandoned=abandoned_seats(infos),
             )
         games.mirror(row, version=new_version, **values)
-        return game.snapshot(state=state, events=events, ratings=ratings)
+        snapshot = game.snapshot(state=state, events=events, ratings=ratings)
+        if status == FINISHED and snapshot.outcome is not None and snapshot.chat_kind != "private":
+            # An edit of the table notifies nobody: the end is said in a message of its own,
+            # written with the end itself, so that no stop loses it.
+            body = result_body(snapshot.ratings, snapshot.provisional)
+            letter = Letter(row.chat_id, body, RESULT, row.id)
+            await add_letters(game.session, [letter], now)
+        return snapshot

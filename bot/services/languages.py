@@ -3,42 +3,54 @@
 A group speaks the language it chose with /language; until then, the language of whoever
 added the bot or opened its first lobby. A user is answered in his own choice, else in his
 Telegram app's language. Unsupported languages fall back to English. Choices are cached in
-memory: they change rarely and are read on every update.
+memory: they change rarely and are read on every update. The cache keeps the chats and users
+seen most recently (:data:`REMEMBERED` of each): one forgotten is read from the database again
+when it next speaks, so its size changes nothing but how often that happens.
 """
 
 from __future__ import annotations
 
+from typing import Final
+
 from bot.i18n import SUPPORTED_LANGUAGES, pick_language
 from bot.services.authority import ChatRights
+from bot.services.recent import Recent
 from bot.services.types import Actor, ChatRef, ServiceError
 from bot.storage.database import Database
 from bot.storage.repositories import Chats, Games, Users
 
+#: Choices kept in memory, of users and of chats each (about 100 bytes apiece): far more than
+#: speak in any minute, so the active ones are never read again.
+REMEMBERED: Final = 50_000
+
 
 class LanguageService:
-    def __init__(self, db: Database, rights: ChatRights) -> None:
+    def __init__(self, db: Database, rights: ChatRights, remembered: int = REMEMBERED) -> None:
         self.db = db
         self.rights = rights
-        self._users: dict[int, str | None] = {}
-        self._chats: dict[int, str | None] = {}
+        self._users = Recent[int, str | None](remembered)
+        self._chats = Recent[int, str | None](remembered)
 
     async def for_user(self, actor: Actor) -> str:
         """The language to answer this user in (a callback answer, a DM)."""
-        if actor.user_id not in self._users:
+        if actor.user_id in self._users:
+            chosen = self._users[actor.user_id]
+        else:
             async with self.db.transaction() as session:
                 row = await Users(session).get(actor.user_id)
-            self._users[actor.user_id] = row.language if row else None
-        return pick_language(self._users[actor.user_id], actor.language_code)
+            chosen = self._users[actor.user_id] = row.language if row else None
+        return pick_language(chosen, actor.language_code)
 
     async def for_chat(self, chat: ChatRef, actor: Actor | None) -> str:
         """The language of messages in this chat (a group's choice, else the speaker's)."""
         if chat.is_private and actor is not None:
             return await self.for_user(actor)
-        if chat.chat_id not in self._chats:
+        if chat.chat_id in self._chats:
+            chosen = self._chats[chat.chat_id]
+        else:
             async with self.db.transaction() as session:
                 row = await Chats(session).get(chat.chat_id)
-            self._chats[chat.chat_id] = row.language if row else None
-        chosen = self._chats[chat.chat_id]
+            chosen = self._chats[chat.chat_id] = row.language if row else None
         if chosen is not None:
             return pick_language(chosen)
         return await self.for_user(actor) if actor is not None else pick_language(None)

@@ -21,12 +21,15 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.engine import AUTOPILOT_AFTER, DEALER, TURN_SECONDS, Event, Outcome, Rules
 from bot.games.registry import GAMES, get_rules
 from bot.services.authority import ChatRights, Origin, is_person, require_table
 from bot.services.games import GameStore, LoadedGame, advance_each, step_rng
+from bot.services.held import held_games
 from bot.services.locks import GameLocks
+from bot.services.play import leave_game
 from bot.services.snapshots import DEFAULT_AUTOPILOT_AFTER
 from bot.services.types import (
     INVITED,
@@ -40,6 +43,7 @@ from bot.services.types import (
     JoinResult,
     ServiceError,
 )
+from bot.services.waitlist import claim_waiting
 from bot.storage.database import Database
 from bot.storage.models import CANCELLED, FINISHED, LOBBY, PLAYING, GameRow, SeatRow
 from bot.storage.repositories import ChatMoves, Chats, Games, Seats, Users
@@ -125,12 +129,37 @@ class LobbyService:
         options[AUTOPILOT_AFTER] = DEFAULT_AUTOPILOT_AFTER
         return options
 
-    async def open(self, chat: ChatRef, actor: Actor, game_key: str) -> GameSnapshot:
+    async def open(
+        self, chat: ChatRef, actor: Actor, game_key: str, *, language: str | None = None
+    ) -> GameSnapshot:
         """Open a lobby in this chat topic; the creator joins it if the bot can DM him.
 
         A lobby opened by an anonymous admin (or in a channel's name) has no creator: the
-        chat's admins host it, and nobody is seated for the shared identity.
+        chat's admins host it, and nobody is seated for the shared identity. ``language``: a
+        group that has none yet speaks it from now on (its opener's), written with the lobby.
         """
+        return await self._open(chat, actor, game_key, language=language)
+
+    async def quick_start(self, chat: ChatRef, actor: Actor, game_key: str) -> GameSnapshot:
+        """In a private chat: a game against the computer, dealt at once.
+
+        The user takes the first seat and computer players fill the rest up to the game's
+        minimum; table and panel then share the private chat. The lobby is opened and dealt
+        in one transaction.
+        """
+        return await self._open(chat, actor, game_key, deal=True)
+
+    async def _open(
+        self,
+        chat: ChatRef,
+        actor: Actor,
+        game_key: str,
+        *,
+        language: str | None = None,
+        deal: bool = False,
+    ) -> GameSnapshot:
+        """Open a lobby (:meth:`open`); with ``deal``, fill it with computers and deal it in
+        the same transaction (:meth:`quick_start`)."""
         if game_key not in GAMES:
             raise ServiceError("lobby.unknown_game")
         rules = get_rules(game_key)
@@ -146,7 +175,9 @@ class LobbyService:
                         actor.language_code,
                         started=chat.is_private,
                     )
-                await Chats(session).upsert(chat.chat_id, chat.kind, chat.title)
+                place = await Chats(session).upsert(chat.chat_id, chat.kind, chat.title)
+                if language is not None and not chat.is_private and place.language is None:
+                    place.language = language
                 games = Games(session)
                 existing = await games.open_in_topic(chat.chat_id, chat.topic_id)
                 if existing is not None:
@@ -163,7 +194,22 @@ class LobbyService:
                     self._add_seat(session, row.id, 0, actor.user_id, actor.first_name)
                     await session.flush()
                 game = await self.store.load_row(session, row)
-                return game.snapshot()
+                if not deal:
+                    if not chat.is_private:
+                        await claim_waiting(
+                            session,
+                            chat.chat_id,
+                            chat.topic_id,
+                            actor.user_id,
+                            game_id=row.id,
+                            title=chat.title or "",
+                            now=self.store.clock(),
+                        )
+                    return game.snapshot()
+                for seat in range(len(game.seats), rules.min_players):
+                    self._add_seat(session, row.id, seat, None, "")
+                await session.flush()
+                return await self._deal(await self.store.load(session, row.id, lock=True))
         except IntegrityError:
             # Two /new raced for the same topic: the other one won.
             raise ServiceError("lobby.exists") from None
@@ -199,22 +245,6 @@ class LobbyService:
             self._require_lobby(game)
             return await self._seat(game, actor.user_id, actor.first_name)
 
-    async def quick_start(self, chat: ChatRef, actor: Actor, game_key: str) -> GameSnapshot:
-        """In a private chat: a game against the computer, dealt at once.
-
-        The user takes the first seat and computer players fill the rest up to the game's
-        minimum; table and panel then share the private chat.
-        """
-        lobby = await self.open(chat, actor, game_key)
-        rules = get_rules(game_key)
-        async with self.locks.hold(lobby.game_id), self.db.transaction() as session:
-            game = await self.store.load(session, lobby.game_id, lock=True)
-            for number in range(len(game.seats), rules.min_players):
-                self._add_seat(session, game.row.id, number, None, "")
-            await session.flush()
-            game = await self.store.load(session, lobby.game_id)
-            return await self._deal(game)
-
     # -- joining and leaving ------------------------------------------------------------
 
     async def join(self, game_id: int, actor: Actor, origin: Origin) -> JoinResult:
@@ -240,7 +270,11 @@ class LobbyService:
             raise
         # That he started the bot is written with his seat, in one transaction: the update
         # is applied whole or not at all (see bot.storage.inbox).
-        return await self._join(game_id, actor, started=True)
+        try:
+            return await self._join(game_id, actor, started=True)
+        except ServiceError:
+            await self.mark_started(actor)  # refused, the join wrote nothing: this is all
+            raise
 
     async def _join(self, game_id: int, actor: Actor, *, started: bool = False) -> JoinResult:
         if not is_person(actor):
@@ -291,25 +325,41 @@ class LobbyService:
             return await self._reload(game)
 
     async def member_left(self, chat_id: int, user_id: int) -> list[GameSnapshot]:
-        """A person left the group: his seats and invitations in its lobbies go."""
-        async with self.db.transaction() as session:
-            lobby_ids = await Games(session).open_in_chat(chat_id, status=LOBBY)
-        changed = []
-        for game_id in lobby_ids:
-            async with self.locks.hold(game_id), self.db.transaction() as session:
-                game = await self.store.load(session, game_id)
-                if game.row.status != LOBBY:
-                    continue
-                seat = game.seat_of(user_id)
-                if seat is not None:
-                    await Seats(session).delete(seat)
-                    await self._renumber(game, [s for s in game.seats if s is not seat])
-                elif user_id in invited_ids(game.row.options):
-                    self._uninvite(game, user_id)
+        """A person left the group: his seats and invitations in its lobbies go, and the
+        computer plays his seats in its games from now on — all in one transaction. The
+        lobbies and games that changed."""
+
+        async def his_games(session: AsyncSession) -> list[int]:
+            # Every lobby (he may be invited to one), and the games he is seated in.
+            games = Games(session)
+            return [
+                *await games.open_in_chat(chat_id, status=LOBBY),
+                *await games.playing_with(user_id, chat_id),
+            ]
+
+        async with held_games(self.db, self.locks, his_games) as (session, ids):
+            changed = []
+            for game_id in ids:
+                game = await self.store.load(session, game_id, lock=True)
+                if game.row.status == LOBBY:
+                    snapshot = await self._leave_lobby(game, user_id)
                 else:
-                    continue
-                changed.append(await self._reload(game))
-        return changed
+                    snapshot = await leave_game(self.store, game, user_id)
+                if snapshot is not None:
+                    changed.append(snapshot)
+            return changed
+
+    async def _leave_lobby(self, game: LoadedGame, user_id: int) -> GameSnapshot | None:
+        """His seat or his invitation in this lobby goes: the lobby, if he had either."""
+        seat = game.seat_of(user_id)
+        if seat is not None:
+            await Seats(game.session).delete(seat)
+            await self._renumber(game, [s for s in game.seats if s is not seat])
+        elif user_id in invited_ids(game.row.options):
+            self._uninvite(game, user_id)
+        else:
+            return None
+        return await self._reload(game)
 
     # -- running the lobby (its creator or an admin) --------------------------------------
 
@@ -394,35 +444,41 @@ class LobbyService:
     async def _cancel_held(self, game_id: int, event: Event | None) -> GameSnapshot:
         """End a lobby or game, its lock held; ``event`` says why, on the table."""
         async with self.db.transaction() as session:
-            game = await self.store.load(session, game_id, lock=True)
-            if game.row.status not in (LOBBY, PLAYING):
-                raise ServiceError("lobby.already_over")
-            now = self.store.clock()
-            if game.row.state is None:
-                recent = [*(game.row.recent or ()), event.dump()] if event else game.row.recent
-                if not await Games(session).save_if_version(
-                    game_id, game.row.version, status=CANCELLED, deadline_at=None, recent=recent
-                ):
-                    raise ServiceError("play.stale")
-                Games.mirror(
-                    game.row,
-                    status=CANCELLED,
-                    deadline_at=None,
-                    recent=recent,
-                    version=game.row.version + 1,
-                )
-                return game.snapshot()
-            state = game.rules.load(game.row.state)
-            return await self.store.commit_step(
-                game,
-                state,
-                (),
-                seat=None,
-                source="cancel",
-                action=None,
-                now=now,
-                status=CANCELLED,
+            return await self._cancel_loaded(
+                await self.store.load(session, game_id, lock=True), event
             )
+
+    async def _cancel_loaded(self, game: LoadedGame, event: Event | None = None) -> GameSnapshot:
+        """End a lobby or game, in its transaction, its lock held. Refused, it writes
+        nothing."""
+        if game.row.status not in (LOBBY, PLAYING):
+            raise ServiceError("lobby.already_over")
+        now = self.store.clock()
+        if game.row.state is None:
+            recent = [*(game.row.recent or ()), event.dump()] if event else game.row.recent
+            if not await Games(game.session).save_if_version(
+                game.row.id, game.row.version, status=CANCELLED, deadline_at=None, recent=recent
+            ):
+                raise ServiceError("play.stale")
+            Games.mirror(
+                game.row,
+                status=CANCELLED,
+                deadline_at=None,
+                recent=recent,
+                version=game.row.version + 1,
+            )
+            return game.snapshot()
+        state = game.rules.load(game.row.state)
+        return await self.store.commit_step(
+            game,
+            state,
+            (),
+            seat=None,
+            source="cancel",
+            action=None,
+            now=now,
+            status=CANCELLED,
+        )
 
     async def rematch(self, game_id: int, actor: Actor, origin: Origin) -> GameSnapshot:
         """A lobby for the same seats: the presser is in, the computers stay, and every other
@@ -474,6 +530,17 @@ class LobbyService:
             lobby = await self.store.load_row(session, row)
             if not invited and self._can_deal(lobby):
                 return await self._deal(await self.store.load(session, row.id, lock=True))
+            if old.row.chat_id < 0:
+                title = old.chat.title if old.chat is not None else None
+                await claim_waiting(
+                    session,
+                    old.row.chat_id,
+                    old.row.topic_id,
+                    actor.user_id,
+                    game_id=row.id,
+                    title=title or "",
+                    now=self.store.clock(),
+                )
             return lobby.snapshot()
 
     async def join_rematch(self, game_id: int, actor: Actor, origin: Origin) -> JoinResult:
@@ -536,31 +603,44 @@ class LobbyService:
         move: a topic holds one open game, so of the two the one further on stays — a game
         being played before a lobby, and the older of two alike — and the other is closed,
         its table saying why. Returns what changed: the closed game, and the open games,
-        whose tables must be posted again in the new chat.
+        whose tables must be posted again in the new chat. All in one transaction: a game is
+        never closed without the rest moving along.
         """
-        closed = []
+
+        async def open_games(session: AsyncSession) -> list[int]:
+            games = Games(session)
+            return [
+                *await games.open_in_chat(old_chat_id),
+                *await games.open_in_chat(new_chat_id),
+            ]
+
         for _ in range(3):  # another lobby may be opened meanwhile: look again
-            for game_id in await self._clashes(old_chat_id, new_chat_id):
-                with contextlib.suppress(ServiceError):
-                    closed.append(await self._cancel(game_id, Event("chat.merged")))
             try:
-                async with self.db.transaction() as session:
+                async with held_games(self.db, self.locks, open_games) as (session, _held):
+                    closed = []
+                    for game_id in await self._clashes(session, old_chat_id, new_chat_id):
+                        game = await self.store.load(session, game_id, lock=True)
+                        with contextlib.suppress(ServiceError):  # refused, it wrote nothing
+                            closed.append(await self._cancel_loaded(game, Event("chat.merged")))
                     open_ids = await ChatMoves(session).move(old_chat_id, new_chat_id)
+                    # The games this session read before the move show what it moved.
+                    await session.flush()
+                    session.expire_all()
                     moved = [
                         (await self.store.load(session, game_id)).snapshot()
                         for game_id in open_ids
                     ]
-                return [*closed, *moved]
+                    return [*closed, *moved]
             except IntegrityError:
                 logger.info("A lobby opened in chat %s as it moved; looking again", new_chat_id)
         raise ServiceError("lobby.exists")
 
-    async def _clashes(self, old_chat_id: int, new_chat_id: int) -> list[int]:
+    @staticmethod
+    async def _clashes(session: AsyncSession, old_chat_id: int, new_chat_id: int) -> list[int]:
         """Open games that cannot move along: per topic, the one that is not kept."""
-        async with self.db.transaction() as session:
-            games = Games(session)
-            old = [await games.get(i) for i in await games.open_in_chat(old_chat_id)]
-            new = [await games.get(i) for i in await games.open_in_chat(new_chat_id)]
+        games = Games(session)
+        old = [await games.get(i) for i in await games.open_in_chat(old_chat_id)]
+        new = [await games.get(i) for i in await games.open_in_chat(new_chat_id)]
         losers = []
         for here in filter(None, old):
             there = next((g for g in new if g is not None and g.topic_id == here.topic_id), None)
@@ -572,16 +652,21 @@ class LobbyService:
         return losers
 
     async def bot_removed(self, chat_id: int) -> list[GameSnapshot]:
-        """The bot left or was removed from a group: its lobbies and games end, cancelled."""
-        async with self.db.transaction() as session:
-            open_ids = await Games(session).open_in_chat(chat_id)
-        cancelled = []
-        for game_id in open_ids:
-            try:
-                cancelled.append(await self._cancel(game_id))
-            except ServiceError as refused:
-                logger.info("Game %s not cancelled: %s", game_id, refused.code)
-        return cancelled
+        """The bot left or was removed from a group: its lobbies and games end, cancelled —
+        all in one transaction."""
+
+        async def open_games(session: AsyncSession) -> list[int]:
+            return await Games(session).open_in_chat(chat_id)
+
+        async with held_games(self.db, self.locks, open_games) as (session, ids):
+            cancelled = []
+            for game_id in ids:
+                game = await self.store.load(session, game_id, lock=True)
+                try:
+                    cancelled.append(await self._cancel_loaded(game))
+                except ServiceError as refused:
+                    logger.info("Game %s not cancelled: %s", game_id, refused.code)
+            return cancelled
 
     # -- helpers ------------------------------------------------------------------------
 

@@ -10,12 +10,15 @@ both run as plain statements (:mod:`bot.storage.lean`) unless the step ends the 
 from __future__ import annotations
 
 import logging
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from bot.games.engine import Event, IllegalAction, Outcome, Step
 from bot.games.registry import GAMES, get_rules
-from bot.services.authority import ChatRights, Origin, require_panel
+from bot.services.authority import ChatRights, Origin, is_person, require_panel
 from bot.services.games import (
     GameAtHand,
     GameStore,
@@ -24,12 +27,13 @@ from bot.services.games import (
     advance_each,
     step_rng,
 )
+from bot.services.held import held_games
 from bot.services.locks import GameLocks
 from bot.services.snapshots import UNREACHABLE, GameColumns, SeatColumns
-from bot.services.types import GameSnapshot, ServiceError
+from bot.services.types import Actor, GameSnapshot, ServiceError
 from bot.storage.database import Database
-from bot.storage.models import CANCELLED, FINISHED, PLAYING
-from bot.storage.repositories import Games, Seats
+from bot.storage.models import CANCELLED, FINISHED, PLAYING, SeatRow
+from bot.storage.repositories import Games, Seats, Users
 
 logger = logging.getLogger(__name__)
 
@@ -361,18 +365,31 @@ class PlayService:
 
     async def member_left(self, chat_id: int, user_id: int) -> list[GameSnapshot]:
         """A person left the group: the computer plays his seats in its games from now on
-        (and, unless he comes back and takes a seat back, he has left them)."""
-        async with self.db.transaction() as session:
-            ids = await Games(session).playing_with(user_id, chat_id)
-        changed = []
-        for game_id in ids:
-            try:
-                changed.append(
-                    await self._set_away(game_id, user_id=user_id, seat_number=None, away=True)
+        (and, unless he comes back and takes a seat back, he has left them) — all in one
+        transaction. The update itself goes to :meth:`LobbyService.member_left
+        <bot.services.lobby.LobbyService.member_left>`, which does this with his lobbies."""
+
+        async def playing(session: AsyncSession) -> list[int]:
+            return await Games(session).playing_with(user_id, chat_id)
+
+        async with held_games(self.db, self.locks, playing) as (session, ids):
+            return await leave_games(self.store, session, ids, user_id)
+
+    async def blocked(self, actor: Actor) -> list[GameSnapshot]:
+        """A person blocked the bot: he is known not to be reachable (until he starts it
+        again), and the computer takes his seats at once — in one transaction, the whole of
+        the update."""
+
+        async def playing(session: AsyncSession) -> list[int]:
+            return await Games(session).playing_with(actor.user_id)
+
+        async with held_games(self.db, self.locks, playing) as (session, ids):
+            if is_person(actor):
+                user = await Users(session).upsert(
+                    actor.user_id, actor.first_name, actor.username, actor.language_code
                 )
-            except ServiceError as refused:
-                logger.info("Game %s: a leaver's seat not handed over: %s", game_id, refused.code)
-        return changed
+                user.started = False
+            return await leave_games(self.store, session, ids, actor.user_id)
 
     async def unreachable(self, game_id: int, seat_number: int) -> GameSnapshot | None:
         """The player cannot be messaged (he blocked the bot): a computer plays for him."""
@@ -396,25 +413,67 @@ class PlayService:
             )
             if seat is None or seat.user_id is None:
                 raise ServiceError("play.not_a_player")
-            if game.row.status != PLAYING:
-                raise ServiceError("play.game_over")
-            if (seat.seat in game.computer_seats()) == away:
-                return game.snapshot()
-            seat.timeouts = UNREACHABLE if away else 0
-            events = [Event("seat.autopilot" if away else "seat.back", seat.seat)]
-            state = game.rules.load(game.row.state or {})
-            status, outcome = self._end_if_everyone_away(game, state, events)
-            return await self.store.commit_step(
-                game,
-                state,
-                tuple(events),
-                seat=seat.seat,
-                source="away" if away else "back",
-                action=None,
-                now=self.store.clock(),
-                status=status,
-                outcome=outcome,
-            )
+            return await hand_over(self.store, game, seat, away=away)
+
+
+async def hand_over(
+    store: GameStore, game: LoadedGame, seat: SeatRow, *, away: bool
+) -> GameSnapshot:
+    """A person's seat to the computer (``away``) or back to him, in the game's transaction;
+    the game as it is if the seat is so already. Refused, it writes nothing."""
+    if game.row.status != PLAYING:
+        raise ServiceError("play.game_over")
+    if (seat.seat in game.computer_seats()) == away:
+        return game.snapshot()
+    before = seat.timeouts
+    seat.timeouts = UNREACHABLE if away else 0
+    events = [Event("seat.autopilot" if away else "seat.back", seat.seat)]
+    state = game.rules.load(game.row.state or {})
+    status, outcome = PlayService._end_if_everyone_away(game, state, events)
+    try:
+        return await store.commit_step(
+            game,
+            state,
+            tuple(events),
+            seat=seat.seat,
+            source="away" if away else "back",
+            action=None,
+            now=store.clock(),
+            status=status,
+            outcome=outcome,
+        )
+    except ServiceError:
+        # The version moved on: the seat stays as it was (the transaction may go on with
+        # other games, and must not write it).
+        seat.timeouts = before
+        raise
+
+
+async def leave_games(
+    store: GameStore, session: AsyncSession, game_ids: Sequence[int], user_id: int
+) -> list[GameSnapshot]:
+    """The computer takes ``user_id``'s seat in each of these games — he left them — in the
+    caller's transaction, their locks held: the games that changed. A game he is not
+    playing himself any more (or that is over) stays as it is."""
+    changed = []
+    for game_id in game_ids:
+        snapshot = await leave_game(store, await store.load(session, game_id, lock=True), user_id)
+        if snapshot is not None:
+            changed.append(snapshot)
+    return changed
+
+
+async def leave_game(store: GameStore, game: LoadedGame, user_id: int) -> GameSnapshot | None:
+    """The computer takes ``user_id``'s seat in this game, in its transaction: the game, if
+    that changed it."""
+    seat = game.seat_of(user_id)
+    if seat is None or game.row.status != PLAYING or seat.seat in game.computer_seats():
+        return None
+    try:
+        return await hand_over(store, game, seat, away=True)
+    except ServiceError as refused:
+        logger.info("Game %s: a leaver's seat not handed over: %s", game.row.id, refused.code)
+        return None
 
 
 def _any_version(rules: Any, code: str) -> bool:

@@ -6,8 +6,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from bot.i18n import pick_language
 from bot.services.authority import is_person
+from bot.services.outbox import OPENED, Letter, add_letters
 from bot.services.types import Actor, ChatRef, ServiceError
 from bot.storage.database import Database
 from bot.storage.models import LOBBY
@@ -59,11 +62,36 @@ class WaitlistService:
 
     async def claim(self, chat_id: int, topic_id: int, opener: int | None) -> list[Waiter]:
         """A lobby opened in this chat topic: every request there is used up. Returns whom to
-        tell — not its ``opener`` (he knows), nor anyone the bot cannot write to."""
+        tell — not its ``opener`` (he knows), nor anyone the bot cannot write to. (A lobby
+        opened by the bot claims its waiters itself, in its own transaction:
+        :func:`claim_waiting`.)"""
         async with self.db.transaction() as session:
-            users = await Waitlist(session).take(chat_id, topic_id)
-            return [
-                Waiter(user.id, pick_language(user.language, user.language_code))
-                for user in users
-                if user.started and user.id != opener
-            ]
+            return await claim_waiting(session, chat_id, topic_id, opener)
+
+
+async def claim_waiting(
+    session: AsyncSession,
+    chat_id: int,
+    topic_id: int,
+    opener: int | None,
+    *,
+    game_id: int | None = None,
+    title: str = "",
+    now: float = 0.0,
+) -> list[Waiter]:
+    """:meth:`WaitlistService.claim` in a transaction of the caller's — the lobby's own. With
+    the lobby's ``game_id``, each person to tell is written a letter (:data:`OPENED`) in it:
+    nobody's request is used up without his message, and no lobby opens without them."""
+    users = await Waitlist(session).take(chat_id, topic_id)
+    waiters = [
+        Waiter(user.id, pick_language(user.language, user.language_code))
+        for user in users
+        if user.started and user.id != opener
+    ]
+    if game_id is not None and waiters:
+        letters = [
+            Letter(w.user_id, {"language": w.language, "title": title}, OPENED, game_id)
+            for w in waiters
+        ]
+        await add_letters(session, letters, now)
+    return waiters

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import sqlite3
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any, cast
@@ -28,7 +28,7 @@ from sqlalchemy.ext.asyncio import (
 )
 from sqlalchemy.pool import StaticPool
 
-from bot.storage import inbox, inline_sqlite
+from bot.storage import inbox, inline_sqlite, outbox
 from bot.storage.outage import Outage, StorageRefused, refusal
 
 logger = logging.getLogger(__name__)
@@ -36,9 +36,17 @@ logger = logging.getLogger(__name__)
 #: Seconds a transaction waits for SQLite's one connection before it gives up.
 TURN_WAIT = 60.0
 
+#: SQLite's ``synchronous`` for most transactions: in WAL mode, a commit is not flushed to
+#: the disk at once (the log is, before each checkpoint), so a power loss may take the last
+#: ones back — never a torn database. A press lost so is handled again from the inbox.
+SQLITE_SYNCHRONOUS = "NORMAL"
+#: ... and for a durable one (``transaction(durable=True)``: storing updates in the inbox,
+#: which Telegram is then told arrived and never sends again): flushed at every commit.
+SQLITE_DURABLE_SYNCHRONOUS = "FULL"
+
 SQLITE_PRAGMAS = (
     "PRAGMA journal_mode=WAL",
-    "PRAGMA synchronous=NORMAL",
+    f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}",
     "PRAGMA busy_timeout=5000",
     "PRAGMA foreign_keys=ON",
 )
@@ -111,14 +119,22 @@ class Database:
         self._inline: inline_sqlite.InlineConnection | None = None
         #: Whether the database refuses writes now, and since when.
         self.outage = Outage()
+        #: SQLite's ``synchronous`` in a durable transaction (the bench compares it with
+        #: :data:`SQLITE_SYNCHRONOUS`).
+        self.durable_synchronous = SQLITE_DURABLE_SYNCHRONOUS
+        #: Told when a transaction that added letters to the outbox has committed (the
+        #: sender delivers them).
+        self.on_letters: Callable[[], None] | None = None
 
     @classmethod
     def from_url(cls, url: str) -> Database:
         return cls(create_engine(url))
 
     @asynccontextmanager
-    async def transaction(self) -> AsyncIterator[AsyncSession]:
+    async def transaction(self, *, durable: bool = False) -> AsyncIterator[AsyncSession]:
         """A session inside one transaction: committed on success, rolled back on error.
+        ``durable``: on the disk when this returns, power loss or not (SQLite's commit is
+        flushed; PostgreSQL's is, with its default ``synchronous_commit``).
 
         A write the database refuses (a full disk, a read-only file) is raised as
         :class:`StorageRefused`, the outage logged once (:class:`Outage`). Inside the
@@ -126,7 +142,7 @@ class Database:
         update handled, or raises :class:`~bot.storage.inbox.AlreadyHandled` if it was
         (:mod:`bot.storage.inbox`)."""
         handling = inbox.unmarked()
-        async with self._turn():
+        async with self._turn(durable=durable):
             before = self._changes()
             try:
                 async with self.sessions() as session, session.begin():
@@ -140,17 +156,21 @@ class Database:
                             await inbox.mark(connection, handling, time.time())
                         else:
                             handling = None
+                    letters = session.info.pop(outbox.WRITTEN, False)
             except Exception as error:
                 self._refused(error)
                 raise
             if handling is not None:
                 handling.marked = True
             self._committed(before)
+        if letters and self.on_letters is not None:
+            self.on_letters()
 
     @asynccontextmanager
-    async def _turn(self) -> AsyncIterator[None]:
+    async def _turn(self, *, durable: bool = False) -> AsyncIterator[None]:
         """Wait for SQLite's connection (first come, first served), at most ``TURN_WAIT``
-        seconds: a transaction that never ends is a bug, and it must not hang every chat."""
+        seconds: a transaction that never ends is a bug, and it must not hang every chat.
+        ``durable``: the connection flushes each commit until the turn ends."""
         if self._turns is None:
             yield
             return
@@ -160,8 +180,14 @@ class Database:
         except TimeoutError:
             raise TimeoutError(f"waited {TURN_WAIT:.0f} s for SQLite's connection") from None
         try:
+            if durable:
+                # Per connection and outside any transaction: the one connection is this
+                # turn's, so only this transaction's commit pays for the flush.
+                (await self._sqlite()).execute(f"PRAGMA synchronous={self.durable_synchronous}")
             yield
         finally:
+            if durable and self._inline is not None and not self._inline.closed:
+                self._inline.sqlite.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
             self._turns.release()
 
     @asynccontextmanager

@@ -137,16 +137,34 @@ class Inbox:
             await notify(self.session, CHANNEL, "")
         return new
 
-    async def pending(self, limit: int, skip: Sequence[int] = ()) -> list[Stored]:
-        """The oldest updates not handled yet, in Telegram's order, but those in ``skip``
-        (in hand already)."""
+    async def pending(self, limit: int, after: int | None = None) -> list[Stored]:
+        """A page of the updates not handled yet, in ``update_id`` order: the first
+        ``limit`` of them, or of those after ``after`` (the previous page's last id) — a
+        backlog is read page after page, with one parameter, however long it is."""
         query = select(InboxRow.update_id, InboxRow.chat_id, InboxRow.payload).where(
             InboxRow.handled_at.is_(None)
         )
-        if skip:
-            query = query.where(InboxRow.update_id.not_in(list(skip)))
+        if after is not None:
+            query = query.where(InboxRow.update_id > after)
         rows = await self.session.execute(query.order_by(InboxRow.update_id).limit(limit))
         return [Stored(update_id, chat_id, payload) for update_id, chat_id, payload in rows]
+
+    async def unhandled_of(
+        self, chats: Sequence[int], below: int, limit: int
+    ) -> list[tuple[int, int]]:
+        """The updates of these chats not handled yet whose ids are below ``below``, whoever
+        stored them: (update id, chat id), lowest first, ``limit`` at most."""
+        rows = await self.session.execute(
+            select(InboxRow.update_id, InboxRow.chat_id)
+            .where(
+                InboxRow.handled_at.is_(None),
+                InboxRow.chat_id.in_(list(chats)),
+                InboxRow.update_id < below,
+            )
+            .order_by(InboxRow.update_id)
+            .limit(limit)
+        )
+        return [(update_id, chat_id) for update_id, chat_id in rows if chat_id is not None]
 
     async def done(self, update_ids: Sequence[int], now: float) -> None:
         """These were handled (those a write of theirs marked already stay as they are)."""
@@ -179,10 +197,22 @@ async def notify(session: AsyncSession, channel: str, payload: str) -> None:
 
 
 class Calls:
-    """The calls made into chats lately (chat id, seconds since the epoch)."""
+    """The calls made into chats lately: chat id, and when by the database's clock
+    (:meth:`now`, seconds since the epoch) — one clock for every process, whatever the
+    machines' own clocks say."""
 
     def __init__(self, session: AsyncSession) -> None:
         self.session = session
+
+    async def now(self) -> float:
+        """The database's clock, in seconds since the epoch."""
+        if self.session.get_bind().dialect.name == "postgresql":
+            # The clock's, not the transaction's start (``now()``), which may be a while ago.
+            query = text("SELECT extract(epoch FROM clock_timestamp())::float8")
+        else:
+            # In milliseconds on every SQLite (``unixepoch('subsec')`` only from 3.42).
+            query = text("SELECT (julianday('now') - 2440587.5) * 86400.0")
+        return float((await self.session.execute(query)).scalar_one())
 
     async def record(self, calls: Sequence[tuple[int, float]]) -> None:
         if calls:

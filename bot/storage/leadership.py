@@ -16,7 +16,9 @@ import contextlib
 import fcntl
 import hashlib
 import logging
+import math
 import os
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, Protocol
@@ -35,6 +37,14 @@ ASK_EVERY = 0.5
 CHECK_EVERY, CHECK_TIMEOUT = 1.0, 2.0
 #: PostgreSQL ends a session it has heard nothing from for this long (its lock goes with it).
 SILENT_AFTER = 4.0
+#: How long a check vouches for the lock: no standby can take it before PostgreSQL has ended
+#: this session, which it does only after :data:`SILENT_AFTER` of silence — and a leader that
+#: lives has checked again well before (the next check is due after :data:`CHECK_EVERY`, and
+#: fails after :data:`CHECK_TIMEOUT`).
+VOUCHES_FOR = CHECK_EVERY + CHECK_TIMEOUT
+#: Seconds letting the lead go may take: the check in flight, if any, then closing the
+#: connection (a connection that does not close in time is cut).
+RELEASE_SECONDS = 0.2
 
 
 class AnotherProcess(Exception):
@@ -47,6 +57,12 @@ class Leadership(Protocol):
 
     async def acquire(self, stopping: asyncio.Event) -> bool:
         """Wait until this process leads (``True``), or until ``stopping`` is set."""
+        ...
+
+    def leads(self) -> bool:
+        """Whether this process leads and knows its lock alive: asked before every Bot API
+        call, so it costs no round trip (the fence: nothing leaves a process that no longer
+        leads)."""
         ...
 
     def on_stored(self, wake: Callable[[], None]) -> None:
@@ -110,6 +126,10 @@ class SqliteLeadership:
         self.claim()
         return True
 
+    def leads(self) -> bool:
+        """The one process leads (from its claim until it lets the file go)."""
+        return self.path is None or self._fd is not None
+
     def on_stored(self, wake: Callable[[], None]) -> None:
         """One process: it stores and handles its own updates."""
 
@@ -123,7 +143,15 @@ class SqliteLeadership:
 
 
 class PostgresLeadership:
-    """An advisory lock held on a connection of its own (``pg_try_advisory_lock``)."""
+    """An advisory lock held on a connection of its own (``pg_try_advisory_lock``).
+
+    While it leads, the connection is checked every :data:`CHECK_EVERY`; :meth:`leads` says
+    yes only while the last check that succeeded is recent enough to vouch for the lock
+    (:data:`VOUCHES_FOR`) and the connection has not closed (asyncpg says so at once).
+    Letting go stops the checks without cancelling one in flight — a query cancelled makes
+    asyncpg send a cancel request on a connection of its own, which must not be left
+    half-open as the connection closes — and closes the connection (the lock goes with it).
+    """
 
     def __init__(self, database_url: str, key: int) -> None:
         self.lost = asyncio.Event()
@@ -132,9 +160,14 @@ class PostgresLeadership:
         self.key = key
         self._connection: Any = None
         self._watch: asyncio.Task[None] | None = None
+        self._stop_watch = asyncio.Event()
         self._wakes: list[Callable[[], None]] = []
         self._channels: dict[str, Callable[[str], None]] = {}
         self._unreachable_said = False
+        #: Whether this process holds the lock, and when (``time.monotonic``) the last check
+        #: that vouches for it was sent.
+        self._leading = False
+        self._checked_at = -math.inf
 
     async def acquire(self, stopping: asyncio.Event) -> bool:
         import asyncpg  # type: ignore[import-untyped]
@@ -146,8 +179,12 @@ class PostgresLeadership:
                     await self._end_when_silent(self._connection)
                     for channel, heard in self._channels.items():
                         await self._connection.add_listener(channel, _payload_to(heard))
+                asked = time.monotonic()
                 if await self._connection.fetchval("SELECT pg_try_advisory_lock($1)", self.key):
+                    self._checked_at, self._leading = asked, True
+                    self._connection.add_termination_listener(self._closed)
                     await self._connection.add_listener(CHANNEL, self._notified)
+                    self._stop_watch.clear()
                     self._watch = asyncio.create_task(self._watch_lock(), name="leadership")
                     return True
             except (OSError, asyncpg.PostgresError, TimeoutError) as error:
@@ -158,6 +195,15 @@ class PostgresLeadership:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(stopping.wait(), ASK_EVERY)
         return False
+
+    def leads(self) -> bool:
+        connection = self._connection
+        return (
+            self._leading
+            and time.monotonic() - self._checked_at < VOUCHES_FOR
+            and connection is not None
+            and not connection.is_closed()
+        )
 
     def on_stored(self, wake: Callable[[], None]) -> None:
         self._wakes.append(wake)
@@ -184,30 +230,59 @@ class PostgresLeadership:
     async def _watch_lock(self) -> None:
         """The lock lives as long as its connection: if the connection stops answering, this
         process no longer leads (another may already)."""
-        while True:
-            await asyncio.sleep(CHECK_EVERY)
-            try:
-                await asyncio.wait_for(self._connection.fetchval("SELECT 1"), CHECK_TIMEOUT)
-            except Exception as error:
-                logger.warning("Lost the connection that made this process the leader: %s", error)
-                self.lost.set()
+        connection = self._connection
+        while not self._stop_watch.is_set():
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._stop_watch.wait(), CHECK_EVERY)
+            if self._stop_watch.is_set():
                 return
+            asked = time.monotonic()
+            try:
+                await connection.fetchval("SELECT 1", timeout=CHECK_TIMEOUT)
+            except Exception as error:
+                if not self._stop_watch.is_set():
+                    self._lose(str(error) or type(error).__name__)
+                return
+            self._checked_at = asked
+
+    def _closed(self, _connection: object) -> None:
+        """asyncpg: the lock's connection closed (the server ended it, or it broke)."""
+        self._lose("the connection closed")
+
+    def _lose(self, why: str) -> None:
+        if self._leading:
+            self._leading = False
+            logger.warning("Lost the connection that made this process the leader: %s", why)
+            self.lost.set()
 
     async def release(self) -> None:
-        if self._watch is not None:
-            self._watch.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._watch
-            self._watch = None
-        await self._drop_connection()
+        """Let the lead go, within :data:`RELEASE_SECONDS`."""
+        self._leading = False  # from now on, nothing leaves (see leads)
+        self._stop_watch.set()
+        step = RELEASE_SECONDS / 3
+        watch, self._watch = self._watch, None
+        if watch is not None:
+            # A check in flight is let finish (it is one round trip), not cancelled.
+            await asyncio.wait({watch}, timeout=step)
+            if not watch.done():
+                # Still no answer: the connection is cut under it (closing it would first
+                # ask the server, on a connection of its own, to cancel the check), and the
+                # check ends at once, quietly.
+                connection, self._connection = self._connection, None
+                if connection is not None:
+                    connection.terminate()
+                await asyncio.wait({watch}, timeout=step)
+        await self._drop_connection(step)
 
-    async def _drop_connection(self) -> None:
+    async def _drop_connection(self, seconds: float = CHECK_TIMEOUT) -> None:
         connection, self._connection = self._connection, None
         if connection is not None and not connection.is_closed():
-            # Closing the session releases the lock; a connection that hangs is cut.
+            # Closing the session releases the lock; asyncpg cuts a connection that does not
+            # close in time.
             try:
-                await asyncio.wait_for(connection.close(), CHECK_TIMEOUT)
-            except Exception:
+                await connection.close(timeout=seconds)
+            except Exception as error:
+                logger.info("The lock's connection was cut, not closed: %s", error)
                 connection.terminate()
 
 

@@ -434,11 +434,12 @@ class Games:
 
     async def open_ids(self) -> list[tuple[int, bool]]:
         """Open lobbies and games, each with whether its newest version may not have reached
-        the chats (``shown_version`` behind ``version``) — those first."""
+        the chats (``shown_version`` behind ``version``) — those first — and the games that
+        ended without their end shown (always behind)."""
         behind = GameRow.shown_version < GameRow.version
         rows = await self.session.execute(
             select(GameRow.id, behind)
-            .where(GameRow.status.in_(OPEN_STATUSES))
+            .where(or_(GameRow.status.in_(OPEN_STATUSES), behind))
             .order_by(behind.desc(), GameRow.id)
         )
         return [(game_id, bool(late)) for game_id, late in rows]

@@ -12,6 +12,10 @@ the services — this module imports only the standard library, and matplotlib w
 It is started with "spawn": a fork would copy this process's threads' locks (the database's,
 the logging's) in whatever state they were in. A chart is optional: if the worker dies, hangs
 or cannot start, ``/stats`` goes out without one, and the next chart gets a new worker.
+
+The worker ends with its bot, however the bot ends: killed with SIGKILL, the bot cannot stop
+it, and the worker, waiting for work on a pipe whose ends it holds itself, would never hear
+it is gone — so a thread of its own watches the bot (:func:`_end_with_parent`).
 """
 
 from __future__ import annotations
@@ -23,6 +27,7 @@ import logging
 import multiprocessing
 import os
 import signal
+import threading
 import time
 from collections import Counter, OrderedDict
 from collections.abc import Callable
@@ -96,6 +101,8 @@ def draw_rating_chart(request: ChartRequest) -> bytes:
 
 #: How much lower the chart worker's CPU priority is than the bot's (``nice``).
 WORKER_NICENESS = 10
+#: Seconds between two looks at the worker's parent process id, beside its sentinel.
+PARENT_CHECK_SECONDS: Final = 1.0
 
 
 def _start_worker() -> None:
@@ -105,6 +112,25 @@ def _start_worker() -> None:
     # A chart can wait; a press cannot: on a busy machine the event loop gets the CPU first.
     with contextlib.suppress(OSError):
         os.nice(WORKER_NICENESS)
+    threading.Thread(target=_end_with_parent, name="parent-watch", daemon=True).start()
+
+
+def _end_with_parent() -> None:
+    """End this worker process as soon as its parent, the bot, has ended (in the worker).
+
+    The parent's sentinel is the read end of a pipe whose write end only the parent holds
+    (multiprocessing's "spawn" opens it for every child): it becomes readable the moment the
+    parent is gone, however it went — already, if it went before this thread started. The
+    parent process id is looked at too, in case something the bot forked holds the pipe.
+    """
+    parent = multiprocessing.parent_process()
+    if parent is None or parent.pid is None:
+        return  # not started by multiprocessing: nobody to end with
+    while not wait([parent.sentinel], PARENT_CHECK_SECONDS):
+        if os.getppid() != parent.pid:
+            break
+    # At once: a drawing in hand is for nobody now, and exiting cleanly would wait for it.
+    os._exit(0)
 
 
 class ChartPool:

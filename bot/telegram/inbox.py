@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import heapq
 import hmac
 import logging
-from collections import deque
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -26,8 +27,12 @@ from bot.telegram.sender.limiter import retry_seconds
 
 logger = logging.getLogger(__name__)
 
-#: Updates read from the inbox at once.
-BATCH = 200
+#: Updates read from the inbox in one page (a look reads page after page, each after the
+#: last id of the one before).
+PAGE = 200
+#: Updates held at most (handed over, waiting for their chat, or handled and not yet
+#: marked): a backlog is read in slices of this many, in order, never whole.
+MAX_HELD = 2000
 #: Seconds between two looks at the inbox when nothing announces an update (a standby's
 #: announcement can be lost with a connection; a look is one indexed read).
 LOOK_EVERY = 1.0
@@ -46,7 +51,13 @@ class InboxReader:
 
     ``Update`` objects go to python-telegram-bot's update queue; its processor
     (:class:`~bot.telegram.intake.Intake`) says when each has been handled, and only then is
-    the next update of the same chat handed over.
+    the next update of the same chat handed over: one chat's updates one after another, in
+    ``update_id`` order, whichever process stored them.
+
+    The leader hands over what it takes itself at once, without reading it back — unless an
+    earlier update of the same chat, stored by another process, has not been read here yet
+    (the take asks, in its own transaction). Such a chat is *held*: its updates wait until a
+    look at the inbox that started after the hold has read past them, and then go in order.
     """
 
     def __init__(self, inbox: InboxService, bot: Bot, queue: asyncio.Queue[object]) -> None:
@@ -55,10 +66,23 @@ class InboxReader:
         self.queue = queue
         self.intake: Intake | None = None
         self.leading = False
-        #: Updates handed over or waiting for their chat, not yet marked handled: id → chat.
+        #: Updates known here and not yet marked handled (handed over, waiting for their
+        #: chat, or held): id → chat.
         self._in_hand: dict[int, int | None] = {}
-        self._waiting: dict[int, deque[Stored]] = {}
+        #: Each chat's updates waiting for it, lowest id first (a heap).
+        self._waiting: dict[int, list[tuple[int, Stored]]] = {}
+        #: Chats with an update handed over and not handled yet.
         self._busy: set[int] = set()
+        #: Held chats: how many looks had started when the chat was held, and its highest
+        #: update id held.
+        self._held: dict[int, tuple[int, int]] = {}
+        #: Looks started so far.
+        self._looks = 0
+        #: The last look stopped at :data:`MAX_HELD` (the next one comes once half is done).
+        self._capped = False
+        #: One process on the database (SQLite), and its last look read every update stored:
+        #: whatever is stored now, this process stored while leading, and knows.
+        self._read_all = False
         self._done: list[int] = []
         self._flushing: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
@@ -70,13 +94,24 @@ class InboxReader:
 
     async def take(self, payloads: Sequence[Mapping[str, Any]], via: metrics.Via) -> None:
         """Store updates (committed when this returns); the leader hands the new ones over at
-        once, without reading them back."""
-        stored = await self.inbox.take(payloads)
-        for _ in stored:
+        once, in order after any earlier update of their chats not yet read here."""
+        leading = self.leading
+        if leading and (self.inbox.shared or not self._read_all):
+            taken = await self.inbox.take_with_earlier(payloads)
+            new, earlier = taken.new, taken.earlier
+        else:
+            # A standby; or the one process, which knows every update it has not handled.
+            new, earlier = await self.inbox.take(payloads), []
+        for _ in new:
             metrics.update_taken(via)
-        if self.leading:
-            for update in stored:
-                self._hand_over(update)
+        if not self.leading:
+            return
+        if not leading:
+            # Taken before this process led: a look reads them, in order.
+            self._read_all = False
+            self.wake()
+            return
+        self._admit(new, earlier)
 
     def wake(self) -> None:
         """Another process stored updates: look at the inbox now."""
@@ -86,78 +121,164 @@ class InboxReader:
 
     def start(self) -> None:
         self.leading = True
-        if self._task is None:
+        if self._task is None or self._task.done():
             self._task = asyncio.create_task(self._read(), name="inbox")
 
-    async def stop(self) -> None:
-        """Hand over nothing more; what was handled is marked."""
+    def halt(self) -> None:
+        """Hand over nothing more, from now on: what waits for its chat stays in the inbox,
+        for the next leader; what was handed over may finish (and is marked by :meth:`stop`)."""
         self.leading = False
+        self._read_all = False
+        self.wake()  # the reading ends after the look in hand (a query is not cut short)
+        for waiting in self._waiting.values():
+            for update_id, _ in waiting:
+                self._in_hand.pop(update_id, None)
+        self._waiting.clear()
+        self._held.clear()
+
+    async def stop(self) -> None:
+        """:meth:`halt`, and mark what was handled."""
+        self.halt()
         task, self._task = self._task, None
         if task is not None:
-            task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await task
+            try:
+                await asyncio.shield(task)
+            except asyncio.CancelledError:
+                task.cancel()  # stopping was cut short: the reading goes too
+                raise
         if self._flushing is not None:
             with contextlib.suppress(Exception):
                 await self._flushing
         await self._mark_done()
 
     async def _read(self) -> None:
-        while True:
-            full = False
+        while self.leading:
+            self._wake.clear()  # what is announced from now on, the next look reads
             try:
-                waiting = await self.inbox.pending(BATCH, list(self._in_hand))
-                for update in waiting:
-                    self._hand_over(update)
-                full = len(waiting) == BATCH
-                metrics.inbox_waiting(await self.inbox.oldest() if self._in_hand else None)
+                await self._look()
+                if self.leading:
+                    metrics.inbox_waiting(await self.inbox.oldest() if self._in_hand else None)
             except Exception as error:
                 logger.warning("Could not read the inbox (%s); looking again soon", error)
-            if not full:
+            if not self._wake.is_set():
                 with contextlib.suppress(TimeoutError):
                     await asyncio.wait_for(self._wake.wait(), LOOK_EVERY)
-                self._wake.clear()
+
+    async def _look(self) -> None:
+        """Read what waits in the inbox, page after page in ``update_id`` order (at most
+        :data:`MAX_HELD` held here), and hand over what was not known here; then free the
+        held chats this look has read past."""
+        self._looks += 1
+        look = self._looks
+        after: int | None = None
+        read_to = -math.inf
+        capped = False
+        while not capped and self.leading:
+            page = await self.inbox.pending(PAGE, after)
+            for update in page:
+                if update.update_id not in self._in_hand and len(self._in_hand) >= MAX_HELD:
+                    capped = True
+                    break
+                self._hand_over(update)
+                read_to = update.update_id
+            if len(page) < PAGE:
+                break
+            after = page[-1].update_id
+        if not capped:
+            read_to = math.inf
+        self._capped = capped
+        self._read_all = not capped and not self.inbox.shared and self.leading
+        for chat, (held_at, highest) in list(self._held.items()):
+            if held_at < look and highest <= read_to:
+                del self._held[chat]
+                if chat not in self._busy:
+                    self._start_next(chat)
+
+    def _admit(self, new: Sequence[Stored], earlier: Sequence[tuple[int, int]] | None) -> None:
+        """Hand over what this process has just taken, in order — or hold its chat, if an
+        earlier update of the chat is not known here yet (``earlier`` lists those stored
+        before; ``None``: too many to list), and look at the inbox at once."""
+        unread: dict[int, list[int]] = {}
+        for update_id, of in earlier or ():
+            unread.setdefault(of, []).append(update_id)
+        held = False
+        for update in sorted(new, key=lambda u: u.update_id):
+            chat = update.chat_id
+            if chat is not None and (
+                earlier is None
+                or chat in self._held
+                or any(
+                    other < update.update_id and other not in self._in_hand
+                    for other in unread.get(chat, ())
+                )
+            ):
+                self._hold(update, chat)
+                held = True
+            else:
+                self._hand_over(update)
+        if held:
+            self.wake()
+
+    def _hold(self, update: Stored, chat: int) -> None:
+        if update.update_id in self._in_hand:
+            return
+        self._in_hand[update.update_id] = chat
+        heapq.heappush(self._waiting.setdefault(chat, []), (update.update_id, update))
+        _, highest = self._held.get(chat, (0, update.update_id))
+        self._held[chat] = (self._looks, max(highest, update.update_id))
 
     def _hand_over(self, update: Stored) -> None:
         if update.update_id in self._in_hand or not self.leading:
             return
         chat = update.chat_id
         self._in_hand[update.update_id] = chat
-        if chat is not None:
-            if chat in self._busy:
-                self._waiting.setdefault(chat, deque()).append(update)
-                return
+        if chat is None:
+            self._enqueue(update)
+            return
+        if chat in self._busy or chat in self._held:
+            heapq.heappush(self._waiting.setdefault(chat, []), (update.update_id, update))
+            return
+        if self._enqueue(update):
             self._busy.add(chat)
-        self._enqueue(update)
 
-    def _enqueue(self, stored: Stored) -> None:
+    def _enqueue(self, stored: Stored) -> bool:
+        """Put the update in the application's queue; ``False``: it cannot be read (it is
+        dropped, marked handled)."""
         try:
             update = Update.de_json(stored.payload, self.bot)
         except Exception as error:
             logger.warning("Update %s cannot be read (%s); dropped", stored.update_id, error)
-            self._handled(stored.update_id)
-            return
+            self._finished(stored.update_id)
+            return False
         if self.intake is not None:
             self.intake.from_inbox(stored.update_id)
         self.queue.put_nowait(update)
+        return True
 
     def _handled(self, update_id: int) -> None:
         """An update was handled: marked soon; its chat's next one is handed over."""
+        self._finished(update_id)
+        chat = self._in_hand.get(update_id)
+        if chat is not None:
+            self._start_next(chat)
+
+    def _start_next(self, chat: int) -> None:
+        """The chat has no update in hand: hand over its next one, if one waits and may go."""
+        self._busy.discard(chat)
+        waiting = self._waiting.get(chat)
+        while waiting and self.leading and chat not in self._held:
+            _, following = heapq.heappop(waiting)
+            if self._enqueue(following):
+                self._busy.add(chat)
+                break
+        if not waiting:
+            self._waiting.pop(chat, None)
+
+    def _finished(self, update_id: int) -> None:
         metrics.update_handled()
         self._done.append(update_id)
         if self._flushing is None or self._flushing.done():
             self._flushing = asyncio.create_task(self._flush_soon())
-        chat = self._in_hand.get(update_id)
-        if chat is None:
-            return
-        waiting = self._waiting.get(chat)
-        if waiting:
-            following = waiting.popleft()
-            if not waiting:
-                del self._waiting[chat]
-            self._enqueue(following)
-        else:
-            self._busy.discard(chat)
 
     async def _flush_soon(self) -> None:
         await asyncio.sleep(DONE_EVERY)
@@ -176,6 +297,9 @@ class InboxReader:
             return
         for update_id in done:
             self._in_hand.pop(update_id, None)
+        if self._capped and len(self._in_hand) <= MAX_HELD // 2:
+            self._capped = False
+            self.wake()  # the rest of the backlog, the next slice
 
 
 class WebhookHandler(RequestHandler):

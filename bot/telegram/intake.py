@@ -10,6 +10,7 @@ its decision takes: a storm of presses keeps few of them in hand at once.
 from __future__ import annotations
 
 import contextlib
+import logging
 import time
 from collections.abc import Awaitable, Callable, Hashable
 from dataclasses import dataclass
@@ -17,7 +18,10 @@ from typing import Any
 
 from telegram.ext import BaseUpdateProcessor
 
-from bot.services.inbox import handling
+from bot.services.inbox import AlreadyHandled, handling
+from bot.services.outbox import Letter, collecting
+
+logger = logging.getLogger(__name__)
 
 #: Updates handled at once at most (python-telegram-bot's default for concurrent updates).
 MAX_IN_HAND = 256
@@ -40,6 +44,8 @@ class Intake(BaseUpdateProcessor):
         self._stored: set[int] = set()
         #: Told the id of each update from the inbox once it has been handled.
         self.on_handled: Callable[[int], None] | None = None
+        #: Writes what an update's handler said (its letters), when the handler is done.
+        self.record: Callable[[list[Letter]], Awaitable[None]] | None = None
 
     def from_inbox(self, update_id: int) -> None:
         """The update with this id comes from the inbox (it is marked handled as it goes)."""
@@ -51,13 +57,28 @@ class Intake(BaseUpdateProcessor):
         stored = update_id if isinstance(update_id, int) and update_id in self._stored else None
         try:
             with contextlib.nullcontext() if stored is None else handling(stored):
-                await coroutine
+                with collecting() as letters:
+                    await coroutine
+                await self._record(letters)
         finally:
             self.handled += 1
             if stored is not None:
                 self._stored.discard(stored)
                 if self.on_handled is not None:
                     self.on_handled(stored)
+
+    async def _record(self, letters: list[Letter]) -> None:
+        """Write what the handler said, in one transaction — the one that marks the update
+        handled, if none of the handler's writes did (a reply to a redelivered update it
+        marked before is written no second time). The writer says what it cannot write
+        anyway (:meth:`~bot.telegram.sender.outbox.Outbox.record`)."""
+        if not letters or self.record is None:
+            return
+        try:
+            await self.record(letters)
+        except AlreadyHandled as handled:
+            # A redelivery of an update handled before: its answers went then.
+            logger.info("Update %s was answered before", handled.update_id)
 
     async def initialize(self) -> None:
         """Nothing to set up."""

@@ -5,7 +5,9 @@ global one, so that a test may build as many applications as it likes in one pro
 rest of the bot reports through the small functions here, one line at each call site:
 :func:`update_taken`, :func:`update_handled` and :func:`inbox_waiting` for the inbox,
 :func:`count_call` (or :func:`telegram_call`) and :func:`waited` for the Bot API calls,
-:func:`table_shown` for a table's lag, :func:`live_games` and :func:`leading`.
+:func:`table_shown` for a table's lag, :func:`live_games` and :func:`leading`,
+:func:`app_sockets` and :func:`app_socket_capped` for the Mini App's sockets, and
+:func:`accept_failed` for connections the web server could not take.
 
 Label values are bounded: a Bot API method name (from our own code), one of :data:`OUTCOMES`,
 one of :data:`VIAS` — never a chat id or a user id, each of which would make a series of its
@@ -13,8 +15,9 @@ own.
 
 The routes (:func:`routes`) are tornado handlers, to be served beside the webhook:
 ``/healthz`` answers while the event loop runs, ``/readyz`` asks a probe whether the database
-answers and which role this process has, ``/metrics`` is the registry in Prometheus' text
-format.
+answers and which role this process has, and counts whether the process has open files left
+to open connections with (:func:`open_files`); ``/metrics`` is the registry in Prometheus'
+text format.
 """
 
 from __future__ import annotations
@@ -22,6 +25,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import os
+import resource
+import socket
 import time
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass
@@ -41,6 +47,8 @@ from prometheus_client.platform_collector import PlatformCollector
 from prometheus_client.process_collector import ProcessCollector
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter
 from tornado.web import RequestHandler
+
+from bot.telegram.tally import LogTally
 
 logger = logging.getLogger(__name__)
 
@@ -106,11 +114,35 @@ _LEADER = Gauge(
     "1 while this process leads (holds the lock and sends), 0 while it stands by.",
     registry=REGISTRY,
 )
+_APP_SOCKETS = Gauge(
+    "cardroom_app_sockets",
+    "Mini App sockets open in this process, signed in or not yet.",
+    registry=REGISTRY,
+)
+_APP_SOCKETS_CAPPED = Counter(
+    "cardroom_app_sockets_capped_total",
+    "Mini App sockets closed by a cap: refused at opening (total: the process' cap; address: "
+    "the cap on one address' sockets not signed in yet), or a player's oldest closed for his "
+    "newest (player).",
+    ["cap"],
+    registry=REGISTRY,
+)
+_ACCEPT_FAILED = Counter(
+    "cardroom_accept_failed_total",
+    "Connections the web server could not accept for want of open files (each attempt).",
+    registry=REGISTRY,
+)
+
+#: The caps a Mini App socket may meet (:func:`app_socket_capped`).
+Cap = Literal["total", "address", "player"]
+CAPS: Final[tuple[Cap, ...]] = get_args(Cap)
 
 # Both ways in are shown from the start, at 0: rate() sees no increase in a series' first
 # sample, so the first updates by a way not shown yet would go unseen.
 for _via in VIAS:
     _UPDATES_TAKEN.labels(via=_via)
+for _cap in CAPS:
+    _APP_SOCKETS_CAPPED.labels(cap=_cap)
 
 
 # -- the inbox and the leader ------------------------------------------------------------------
@@ -164,6 +196,26 @@ def live_games(count: int) -> None:
 def table_shown(lag: float) -> None:
     """A table was shown ``lag`` seconds after the change of its game it shows."""
     _TABLE_LAG.observe(max(0.0, lag))
+
+
+# -- the web server ----------------------------------------------------------------------------
+
+
+def app_sockets(count: int) -> None:
+    """``count`` Mini App sockets are open in this process."""
+    _APP_SOCKETS.set(count)
+
+
+def app_socket_capped(cap: Cap) -> None:
+    """A Mini App socket was closed by ``cap`` (see ``cardroom_app_sockets_capped_total``)."""
+    if cap not in CAPS:
+        raise ValueError(f"a socket is capped by one of {CAPS}, not {cap!r}")
+    _APP_SOCKETS_CAPPED.labels(cap=cap).inc()
+
+
+def accept_failed() -> None:
+    """The web server could not accept a connection: the process is out of open files."""
+    _ACCEPT_FAILED.inc()
 
 
 # -- Bot API calls -----------------------------------------------------------------------------
@@ -237,6 +289,66 @@ Route = tuple[str, type[RequestHandler], dict[str, Any]]
 
 #: How long the readiness probe may take before the database counts as not answering.
 READY_TIMEOUT: Final = 2.0
+#: The open files a ready process has left: a twentieth of its limit, and never fewer than
+#: these (a webhook post, a connection to Telegram or to the database: one file each). With
+#: fewer, it is not ready: the balancer should send its work elsewhere until some are freed.
+FILES_LEFT: Final = 32
+
+
+@dataclass(frozen=True, slots=True)
+class OpenFiles:
+    """The files this process has open (``None``: not counted, where there is no
+    ``/proc``), the most it may (the soft ``RLIMIT_NOFILE``), and why opening one more
+    failed, if it did."""
+
+    open: int | None
+    limit: int
+    error: str | None = None
+
+    @property
+    def left(self) -> bool:
+        """Whether the process has files left to open connections with."""
+        if self.error is not None:
+            return False
+        if self.open is None or self.limit < 0:  # not counted, or no limit (RLIM_INFINITY)
+            return True
+        return self.limit - self.open >= max(FILES_LEFT, self.limit // 20)
+
+    def shortage(self) -> str:
+        """What the process lacks, in a few words (for ``/readyz``'s ``reason``)."""
+        if self.error is not None:
+            return f"cannot open a file ({self.error})"
+        return f"out of open files: {self.open} of {self.limit} in use"
+
+
+def open_files() -> OpenFiles:
+    """How many files this process has open, against its limit.
+
+    Counted in ``/proc/self/fd`` (a few hundred microseconds for thousands of files): the
+    listing itself needs a file, so a process with none left cannot list and says why. Where
+    there is no ``/proc``, opening a socket is the test.
+    """
+    limit = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    try:
+        count = len(os.listdir("/proc/self/fd"))
+    except FileNotFoundError:
+        try:
+            socket.socket().close()
+        except OSError as error:
+            return OpenFiles(None, limit, error.strerror or str(error))
+        return OpenFiles(None, limit)
+    except OSError as error:  # EMFILE, ENFILE: this very listing found no file to open
+        return OpenFiles(None, limit, error.strerror or str(error))
+    return OpenFiles(count, limit)
+
+
+#: ``/readyz`` asked while the process was out of files: said once a minute.
+_out_of_files = LogTally(
+    logger,
+    logging.WARNING,
+    "Not ready for want of open files (%d probes in %.0f s): %s (see ulimit -Hn and "
+    "WEBAPP_MAX_SOCKETS)",
+)
 
 
 class HealthHandler(RequestHandler):
@@ -249,10 +361,11 @@ class HealthHandler(RequestHandler):
 
 
 class ReadyHandler(RequestHandler):
-    """``/readyz``: 200 while the database answers and this process leads or stands by, 503
-    otherwise — both with ``{"ready": …, "role": …, "database": …}``. A probe that fails or
-    takes longer than ``timeout`` counts as the database not answering (its role is then
-    ``null``: unknown)."""
+    """``/readyz``: 200 while the database answers, this process leads or stands by and it
+    has open files left to open connections with (:func:`open_files`), 503 otherwise — both
+    with ``{"ready": …, "role": …, "database": …, "connections": …}``, and when not ready the
+    ``reason`` in words. A probe that fails or takes longer than ``timeout`` counts as the
+    database not answering (its role is then ``null``: unknown)."""
 
     def initialize(self, probe: Probe, timeout: float = READY_TIMEOUT) -> None:
         self.probe = probe
@@ -260,20 +373,35 @@ class ReadyHandler(RequestHandler):
 
     async def get(self) -> None:
         answer: dict[str, Any]
+        reasons: list[str] = []
         try:
             readiness = await asyncio.wait_for(self.probe(), self.timeout)
         except TimeoutError:
             logger.warning("The readiness probe took longer than %.1f s", self.timeout)
             answer = {"ready": False, "role": None, "database": False}
+            reasons.append(f"the database did not answer within {self.timeout:.1f} s")
         except Exception as error:
             logger.warning("The readiness probe failed: %r", error)
             answer = {"ready": False, "role": None, "database": False}
+            reasons.append("the database does not answer")
         else:
             answer = {
                 "ready": readiness.ready,
                 "role": readiness.role,
                 "database": readiness.database,
             }
+            if not readiness.database:
+                reasons.append("the database does not answer")
+            if readiness.role == "stopping":
+                reasons.append("stopping")
+        files = open_files()
+        answer["connections"] = files.left
+        if not files.left:
+            answer["ready"] = False
+            reasons.append(files.shortage())
+            _out_of_files.add(files.shortage())
+        if reasons:
+            answer["reason"] = "; ".join(reasons)
         self.set_status(200 if answer["ready"] else 503)
         self.set_header("Cache-Control", "no-store")
         # A dict is written as JSON with its content type by tornado.

@@ -56,3 +56,5 @@ def test_a_short_chaos_run_with_kills_reports_ok(tmp_path: Path) -> None:
     assert answered > 0, report
     assert answered + lost_with_a_kill == pressed, report
     assert (tmp_path / "bot.log").read_text().count("=== chaos: start") == int(kills[1])
+    # Nothing the bot decided to say was lost with a killed process.
+    assert re.search(r"ends_unshown 0 .*replies_lost 0 ", report), report

@@ -161,19 +161,21 @@ async def test_a_lobby_cancelled_while_its_creator_is_greeted_stays_cancelled(
 ) -> None:
     """The creator is greeted in his private chat before he is seated; a /cancel that gets in
     meanwhile wins, and nothing is left unhandled (a race a loaded machine showed)."""
-    from bot.telegram.handlers import commands
+    from bot.telegram.handlers.commands import SEAT_CREATOR
 
     h, api = harness, harness.api
     anna = api.add_user("Anna")
     group = api.add_group("Card club", admins=[anna])
-    seat = commands._seat_when_greeted
+    assert h.app is not None
+    follow_ups = h.app.bot_data["cardroom"].outbox.follow_ups
+    seat = follow_ups[SEAT_CREATOR]
 
-    async def greeted_while_cancelled(context: Any, hello: Any, game_id: int, user: Any) -> None:
+    async def greeted_while_cancelled(then: Any, said: Any) -> None:
         await h.api.send_text(anna, group, "/cancel")
         await h.api.wait_until(lambda: any("cancelled" in m.text for m in api.bot_messages(group)))
-        await seat(context, hello, game_id, user)
+        await seat(then, said)
 
-    monkeypatch.setattr(commands, "_seat_when_greeted", greeted_while_cancelled)
+    monkeypatch.setitem(follow_ups, SEAT_CREATOR, greeted_while_cancelled)
     await api.send_text(anna, group, "/new rank")
     # A loaded machine may pause longer than settle's quiet moment anywhere in between.
     await api.wait_until(

@@ -162,6 +162,59 @@ async def test_the_leader_killed_after_a_200_hands_over_and_the_press_counts_onc
         assert "Traceback" not in log and " ERROR " not in log, log
 
 
+async def test_a_leader_whose_lock_is_taken_steps_down_quietly(
+    database_url: str, tmp_path: Path
+) -> None:
+    """An operator ends the leader's lock session: it knows at once, calls Telegram no more,
+    hands over and exits (status 1, for its supervisor); the standby leads. Neither logs an
+    error."""
+    if not database_url.startswith("postgresql"):
+        pytest.skip("needs PostgreSQL: set TEST_DATABASE_URL (CI does when a server answers)")
+    import asyncpg  # type: ignore[import-untyped]
+    from sqlalchemy.engine import make_url
+
+    api = FakeBotApi(flood_limits=False)
+    ports = [free_port(), free_port()]
+    processes: list[BotProcess] = []
+    async with FakeBotApiServer(api) as server:
+        for port in ports:
+            env = webhook_env(server.base_url, api.token, tmp_path, database_url, port)
+            processes.append(BotProcess(env))
+        try:
+            for process in processes:
+                await process.start()
+            leader, standby = await leader_and_standby(ports)
+            dsn = make_url(database_url).set(drivername="postgresql")
+            operator = await asyncpg.connect(dsn.render_as_string(hide_password=False))
+            try:
+                # The lock's session in this test's database (others may share the server).
+                ended = await operator.fetchval(
+                    "SELECT count(*) FROM (SELECT pg_terminate_backend(pid) FROM pg_locks "
+                    "WHERE locktype = 'advisory' AND granted AND database = "
+                    "(SELECT oid FROM pg_database WHERE datname = current_database())) AS ended"
+                )
+            finally:
+                await operator.close()
+            assert ended == 1
+
+            async def took_over() -> bool:
+                return await role(ports[standby]) == "leader"
+
+            await wait_for(took_over, 10)
+            stepped_down = processes[leader].process
+            assert stepped_down is not None and stepped_down.stdout is not None
+            assert await asyncio.wait_for(stepped_down.wait(), 10) == 1
+            processes[leader].log += await stepped_down.stdout.read()
+        finally:
+            for process in processes:
+                await process.stop()
+    log = processes[leader].log.decode()
+    assert "Lost the connection that made this process the leader" in log, log
+    for process in processes:
+        log = process.log.decode()
+        assert "Traceback" not in log and " ERROR " not in log, log
+
+
 async def test_a_second_process_on_one_sqlite_file_says_so_in_one_line(tmp_path: Path) -> None:
     api = FakeBotApi(flood_limits=False)
     async with FakeBotApiServer(api) as server:

@@ -163,8 +163,11 @@ async def test_open_games_come_with_whether_they_are_behind_those_first(db: Data
     assert await services.play.open_ids() == [(game.game_id, False), (lobby.game_id, False)]
     await services.lobby.add_computer(lobby.game_id, BORIS, at_table(lobby))
     assert await services.play.open_ids() == [(lobby.game_id, True), (game.game_id, False)]
-    await services.lobby.cancel(lobby.game_id, BORIS, at_table(lobby))
-    assert await services.play.open_ids() == [(game.game_id, False)], "open ones only"
+    cancelled = await services.lobby.cancel(lobby.game_id, BORIS, at_table(lobby))
+    # Cancelled, its end not shown yet: the next leader shows it (its table loses its buttons).
+    assert await services.play.open_ids() == [(lobby.game_id, True), (game.game_id, False)]
+    await services.play.mark_shown({lobby.game_id: cancelled.version})
+    assert await services.play.open_ids() == [(game.game_id, False)], "over and shown: gone"
 
 
 async def test_a_window_is_extended_for_a_late_panel_only_at_its_version(db: Database) -> None:

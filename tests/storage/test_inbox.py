@@ -41,7 +41,7 @@ async def test_an_update_posted_twice_is_stored_once(db: Database) -> None:
     assert [u.update_id for u in first] == [1, 2]
     assert [u.update_id for u in again] == [3], "a redelivery stores nothing"
     assert [u.update_id for u in await inbox.pending(10)] == [1, 2, 3]
-    assert [u.update_id for u in await inbox.pending(10, skip=[2])] == [1, 3]
+    assert [u.update_id for u in await inbox.pending(10, after=1)] == [2, 3]
     assert (await inbox.pending(10))[0].chat_id == -100
 
 
@@ -108,12 +108,16 @@ async def test_handled_updates_are_marked_in_a_batch_and_the_lag_measured(db: Da
 
 
 async def test_calls_are_kept_for_the_next_leader(db: Database) -> None:
-    clock = [1000.0]
-    inbox = InboxService(db, clock=lambda: clock[0])
-    await inbox.record_calls([(-1, 800.0), (-1, 990.0), (5, 999.5)])
-    assert await inbox.recent_calls(60) == [(-1, 990.0), (5, 999.5)]
+    def local() -> float:
+        return 1000.0
+
+    inbox = InboxService(db)
+    await inbox.record_calls([(-1, 800.0), (-1, 990.0), (5, 999.5)], local)
+    recent = await inbox.recent_calls(60, local)
+    assert [chat for chat, _ in recent] == [-1, 5]
+    assert [at for _, at in recent] == pytest.approx([990.0, 999.5], abs=0.5)
     await inbox.tidy()
-    assert await inbox.recent_calls(1000) == [(-1, 990.0), (5, 999.5)]
+    assert [chat for chat, _ in await inbox.recent_calls(1000, local)] == [-1, 5]
 
 
 def test_an_update_is_ordered_by_the_chat_it_comes_from() -> None:
@@ -123,3 +127,31 @@ def test_an_update_is_ordered_by_the_chat_it_comes_from() -> None:
     assert chat_of(inline) == 9
     assert chat_of({"update_id": 1, "my_chat_member": {"chat": {"id": -3}}}) == -3
     assert chat_of({"update_id": 1}) is None
+
+
+async def test_a_backlog_is_read_in_pages_each_after_the_last(db: Database) -> None:
+    """However long the backlog, a page is asked with one parameter (the last id read): no
+    list of ids in hand goes with it (PostgreSQL takes 32,767 parameters at most)."""
+    inbox = InboxService(db)
+    await inbox.take(
+        [press(update_id, chat_id=-(update_id % 7) - 1) for update_id in range(1, 1001)]
+    )
+    await inbox.done(list(range(1, 1001, 3)))
+    read: list[int] = []
+    after = None
+    while page := await inbox.pending(64, after):
+        read += [u.update_id for u in page]
+        after = page[-1].update_id
+    assert read == [i for i in range(1, 1001) if i % 3 != 1]
+
+
+async def test_a_take_tells_which_earlier_updates_of_its_chats_wait(db: Database) -> None:
+    """Whoever stored them: the leader hands its own update over after those."""
+    standby, leader = InboxService(db), InboxService(db)
+    await standby.take([press(10, chat_id=-5), press(11, chat_id=-6), press(12, chat_id=-5)])
+    await leader.done([12])
+    taken = await leader.take_with_earlier([press(13, chat_id=-5), press(14, chat_id=-7)])
+    assert [u.update_id for u in taken.new] == [13, 14]
+    assert taken.earlier == [(10, -5)], "another chat's, and one handled, do not count"
+    again = await leader.take_with_earlier([press(13, chat_id=-5)])
+    assert again.new == [] and again.earlier == []

@@ -4,9 +4,13 @@ metrics the bot reports through :mod:`bot.telegram.metrics`."""
 from __future__ import annotations
 
 import asyncio
+import logging
+import os
+import resource
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 
 import httpx
 import pytest
@@ -19,6 +23,7 @@ from bot.telegram import metrics
 from bot.telegram.metrics import REGISTRY, Readiness, Role, routes
 
 Probe = Callable[[], Awaitable[Readiness]]
+FD_DIR = Path("/proc/self/fd")
 
 
 @asynccontextmanager
@@ -72,28 +77,46 @@ async def test_readyz_is_ready_for_a_leader_and_a_standby(role: Role) -> None:
         answer = await client.get("/readyz")
     assert answer.status_code == 200
     assert answer.headers["content-type"].startswith("application/json")
-    assert answer.json() == {"ready": True, "role": role, "database": True}
+    assert answer.json() == {"ready": True, "role": role, "database": True, "connections": True}
 
 
 async def test_readyz_is_not_ready_while_stopping() -> None:
     async with serving(answering(True, "stopping")) as client:
         answer = await client.get("/readyz")
     assert answer.status_code == 503
-    assert answer.json() == {"ready": False, "role": "stopping", "database": True}
+    assert answer.json() == {
+        "ready": False,
+        "role": "stopping",
+        "database": True,
+        "connections": True,
+        "reason": "stopping",
+    }
 
 
 async def test_readyz_is_not_ready_when_the_database_does_not_answer() -> None:
     async with serving(answering(False, "leader")) as client:
         answer = await client.get("/readyz")
     assert answer.status_code == 503
-    assert answer.json() == {"ready": False, "role": "leader", "database": False}
+    assert answer.json() == {
+        "ready": False,
+        "role": "leader",
+        "database": False,
+        "connections": True,
+        "reason": "the database does not answer",
+    }
 
 
 async def test_readyz_counts_a_probe_that_raises_as_no_database() -> None:
     async with serving(failing) as client:
         answer = await client.get("/readyz")
     assert answer.status_code == 503
-    assert answer.json() == {"ready": False, "role": None, "database": False}
+    assert answer.json() == {
+        "ready": False,
+        "role": None,
+        "database": False,
+        "connections": True,
+        "reason": "the database does not answer",
+    }
 
 
 async def test_readyz_gives_up_on_a_probe_that_hangs_after_two_seconds() -> None:
@@ -102,8 +125,70 @@ async def test_readyz_gives_up_on_a_probe_that_hangs_after_two_seconds() -> None
         answer = await client.get("/readyz")
         took = time.monotonic() - started
     assert answer.status_code == 503
-    assert answer.json() == {"ready": False, "role": None, "database": False}
+    assert answer.json() == {
+        "ready": False,
+        "role": None,
+        "database": False,
+        "connections": True,
+        "reason": "the database did not answer within 2.0 s",
+    }
     assert 1.9 <= took < 5
+
+
+@pytest.mark.skipif(not FD_DIR.is_dir(), reason="open files are counted in /proc/self/fd")
+async def test_readyz_is_not_ready_out_of_open_files_and_ready_again_once_some_are_freed(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    held: list[int] = []
+    async with serving(answering(True, "leader")) as client:
+        assert (await client.get("/readyz")).status_code == 200  # its connection is open now
+        limit = len(os.listdir(FD_DIR)) + 100
+        resource.setrlimit(resource.RLIMIT_NOFILE, (limit, hard))
+        try:
+            # 20 files left: enough to answer, fewer than a ready process keeps (32).
+            while len(os.listdir(FD_DIR)) < limit - 20:
+                held.append(os.open(os.devnull, os.O_RDONLY))
+            caplog.set_level(logging.WARNING, "bot.telegram.metrics")
+            answers = [await client.get("/readyz") for _ in range(5)]
+            for fd in held:
+                os.close(fd)
+            held.clear()
+            again = await client.get("/readyz")
+        finally:
+            for fd in held:
+                os.close(fd)
+            resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    for answer in answers:
+        assert answer.status_code == 503
+        body = answer.json()
+        assert body["ready"] is False and body["connections"] is False
+        assert body["database"] is True and body["role"] == "leader"
+        assert body["reason"].startswith("out of open files: ")
+        assert body["reason"].endswith(f" of {limit} in use")
+    said = [r for r in caplog.records if "open files" in r.getMessage()]
+    assert len(said) == 1, "said once a minute, not at every probe"
+    assert again.status_code == 200
+    assert again.json() == {"ready": True, "role": "leader", "database": True, "connections": True}
+
+
+def test_a_process_that_cannot_open_a_file_has_none_left() -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    files = metrics.open_files()
+    assert files.left and files.limit == soft and files.error is None
+    assert files.open is None or files.open > 3
+    resource.setrlimit(resource.RLIMIT_NOFILE, (0, hard))  # not one more file
+    try:
+        none_left = metrics.open_files()
+    finally:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert not none_left.left
+    assert none_left.shortage() == "cannot open a file (Too many open files)"
+    assert not metrics.OpenFiles(open=1000, limit=1024).left
+    assert metrics.OpenFiles(open=900, limit=1024).left
+    assert not metrics.OpenFiles(open=1_000_000, limit=1_048_576).left  # a twentieth kept
+    assert metrics.OpenFiles(open=None, limit=1024).left  # not counted: no /proc
+    assert metrics.OpenFiles(open=5000, limit=resource.RLIM_INFINITY).left
 
 
 async def test_metrics_lists_every_metric_in_prometheus_text_format() -> None:
@@ -123,6 +208,9 @@ async def test_metrics_lists_every_metric_in_prometheus_text_format() -> None:
         "cardroom_table_lag_seconds": "histogram",
         "cardroom_live_games": "gauge",
         "cardroom_leader": "gauge",
+        "cardroom_app_sockets": "gauge",
+        "cardroom_app_sockets_capped_total": "counter",
+        "cardroom_accept_failed_total": "counter",
     }
     lines = answer.text.splitlines()
     for name, kind in types.items():

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Mapping
 from typing import Any
 
 from telegram import CallbackQuery, MaybeInaccessibleMessage, Message, Update, User
@@ -19,25 +20,25 @@ from bot.i18n import Translator, translator
 from bot.services.authority import Origin
 from bot.services.types import ChatRef, JoinResult, ServiceError, StorageRefused
 from bot.telegram import callbacks
-from bot.telegram.handlers.commands import REACHED, greet, open_lobby
+from bot.telegram.handlers.commands import JOIN, REACHED, actor_from, greet, open_lobby
 from bot.telegram.handlers.room import (
     RULES_LINK,
+    Cardroom,
     actor_of,
     available_games,
     by_the_rules,
     cardroom,
     chat_of,
     deep_link,
-    later,
     menu_aged,
     personal,
     refusal_text,
 )
-from bot.telegram.handlers.waitlist import announce_lobby
 from bot.telegram.render import press_answer, press_refusal
 from bot.telegram.render.common import option_label
 from bot.telegram.sender.budget import Priority
-from bot.telegram.sender.notes import Note, message_call
+from bot.telegram.sender.notes import Note, Outcome, message_call
+from bot.telegram.sender.outbox import FollowUp, letter_of
 from bot.telegram.sender.replies import Verdict
 
 logger = logging.getLogger(__name__)
@@ -229,8 +230,6 @@ async def _dispatch(
                 room.publisher.publish(joined.snapshot)
                 return _joined(t, joined)
             room.publisher.publish(snapshot)
-            title = message.chat.title if message is not None else None
-            await announce_lobby(context, snapshot, title, user.id)
             # The old table's Rematch button has done its work: it goes.
             room.publisher.publish(await room.play.snapshot(game_id))
             return {"text": t("lobby.rematch_opened" if snapshot.is_lobby else "lobby.started")}
@@ -273,7 +272,7 @@ async def _rules_in_private(
         return {"url": deep_link(context, RULES_LINK + key)}
     if room.replies.admit(user.id, user.id, f"rules:{key}") is Verdict.SEND:
         call = message_call(user.id, t(f"rules.{key}"))
-        room.notes.post(Note(user.id, call, Priority.REPLY, key=("rules", key)))
+        room.outbox.post(letter_of(Note(user.id, call, Priority.REPLY, key=("rules", key))))
     return {"text": t("rules.sent_private")}
 
 
@@ -291,8 +290,8 @@ async def _join(
         # Perhaps he opened our DM before we kept records: a greeting tells. The sender
         # sends it; the press waits a moment for it, then answers with the link — and he is
         # joined all the same if the greeting lands later.
-        hello = greet(context, user, t)
-        joining = later(_join_when_greeted(context, hello, game_id, user, origin))
+        then = {"do": JOIN, "game": game_id, "origin": [origin.chat_id, origin.message_id]}
+        joining = await greet(context, user, t, then)
         try:
             async with asyncio.timeout(GREETING_WAIT):
                 joined = await asyncio.shield(joining)
@@ -313,23 +312,29 @@ def _joined(t: Translator, result: JoinResult) -> dict[str, Any]:
     return {"text": t("lobby.started" if not result.snapshot.is_lobby else "lobby.you_joined")}
 
 
-async def _join_when_greeted(
-    context: ContextTypes.DEFAULT_TYPE, hello: Note, game_id: int, user: User, origin: Origin
-) -> Any:
-    """Join a person once his greeting has arrived (``None``: it did not, or he could not
-    join after all)."""
-    if await hello.outcome not in REACHED:
-        return None
-    room = cardroom(context)
-    actor = actor_of(user)
-    try:
-        await room.lobby.mark_started(actor)
-        result = await room.lobby.join(game_id, actor, origin)
-    except ServiceError as error:
-        logger.info("User %s greeted, not joined to game %s: %s", user.id, game_id, error.code)
-        return None
-    except Exception as error:  # the database is away: he presses Join again
-        logger.warning("User %s greeted, not joined to game %s: %s", user.id, game_id, error)
-        return None
-    room.publisher.publish(result.snapshot)
-    return result
+def join_when_greeted(room: Cardroom) -> FollowUp:
+    """Once the greeting of a person who pressed Join is settled: join him if it arrived
+    (``None``: it did not, or he could not join after all)."""
+
+    async def follow(then: Mapping[str, Any], said: Outcome) -> JoinResult | None:
+        if said not in REACHED:
+            return None
+        actor = actor_from(then["user"])
+        game_id = int(then["game"])
+        try:
+            await room.lobby.mark_started(actor)
+            result = await room.lobby.join(game_id, actor, Origin(*then["origin"]))
+        except ServiceError as error:
+            logger.info(
+                "User %s greeted, not joined to game %s: %s", actor.user_id, game_id, error.code
+            )
+            return None
+        except Exception as error:  # the database is away: he presses Join again
+            logger.warning(
+                "User %s greeted, not joined to game %s: %s", actor.user_id, game_id, error
+            )
+            return None
+        room.publisher.publish(result.snapshot)
+        return result
+
+    return follow

@@ -40,8 +40,7 @@ async def handle_my_membership(update: Update, context: ContextTypes.DEFAULT_TYP
     if change.chat.type == ChatType.PRIVATE:
         actor = actor_of(change.from_user)
         if status in (ChatMemberStatus.BANNED, ChatMemberStatus.LEFT):
-            await room.lobby.record(actor, started=False)
-            await room.blocked(actor.user_id)
+            await room.blocked(actor)
         elif status == ChatMemberStatus.MEMBER:
             await room.lobby.record(actor, started=True)
             await room.reachable_again(actor.user_id, unblocked=True)

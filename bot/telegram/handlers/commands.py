@@ -3,7 +3,11 @@
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import secrets
+from collections.abc import Mapping
+from typing import Any
 
 from telegram import Chat, Message, Update, User
 from telegram.constants import ChatType
@@ -11,25 +15,25 @@ from telegram.ext import ContextTypes
 
 from bot.i18n import SUPPORTED_LANGUAGES, Translator, translator
 from bot.services.authority import is_person
-from bot.services.types import ServiceError
+from bot.services.types import Actor, ServiceError
 from bot.telegram import callbacks
 from bot.telegram.handlers.room import (
     RULES_LINK,
+    Cardroom,
     actor_of,
     available_games,
     cardroom,
     chat_of,
-    later,
     personal,
     refusal_text,
     say,
     speaker,
 )
-from bot.telegram.handlers.waitlist import announce_lobby
 from bot.telegram.render.common import esc, game_name
 from bot.telegram.render.content import Button, Keyboard, rows
 from bot.telegram.sender.budget import Priority
 from bot.telegram.sender.notes import Note, Outcome, message_call
+from bot.telegram.sender.outbox import FollowUp, letter_of
 
 logger = logging.getLogger(__name__)
 
@@ -128,18 +132,20 @@ async def open_lobby(
     where, actor = chat_of(chat, message), actor_of(user, message)
     if not room.openings.allow(chat.id, user.id):
         raise ServiceError("lobby.too_many")
-    await room.languages.adopt(where, actor)
     if where.is_private:
         snapshot = await room.lobby.quick_start(where, actor, key)
     else:
-        snapshot = await room.lobby.open(where, actor, key)
-        await announce_lobby(context, snapshot, chat.title, user.id)
+        # A group without a language takes its opener's, written with the lobby (one
+        # update, one transaction); then the languages' memory learns it.
+        language = await room.languages.for_user(actor)
+        snapshot = await room.lobby.open(where, actor, key, language=language)
+        await room.languages.adopt(where, actor)
     if is_person(actor) and not snapshot.seats:
         # Not known to have started the bot: a greeting in his private chat finds out, and
         # seats him if it arrives — then the lobby is posted, once (the sender's work:
         # nobody waits for it here).
-        hello = greet(context, user, await personal(context, user))
-        later(_seat_when_greeted(context, hello, snapshot.game_id, user))
+        t = await personal(context, user)
+        await greet(context, user, t, {"do": SEAT_CREATOR, "game": snapshot.game_id})
         return
     room.publisher.publish(snapshot)
 
@@ -149,32 +155,69 @@ async def open_lobby(
 REACHED = frozenset({Outcome.SENT, Outcome.LOST})
 
 
-def greet(context: ContextTypes.DEFAULT_TYPE, user: User, t: Translator) -> Note:
+#: What a greeting does once it is settled (:attr:`Outbox.follow_ups`): seat the lobby's
+#: creator (:func:`seat_when_greeted`), or join the person who pressed Join.
+SEAT_CREATOR, JOIN = "seat_creator", "join"
+
+
+def person_of(user: User) -> dict[str, Any]:
+    """A person as a follow-up keeps him (JSON)."""
+    return {
+        "id": user.id,
+        "first_name": user.first_name,
+        "username": user.username,
+        "language_code": user.language_code,
+    }
+
+
+def actor_from(person: Mapping[str, Any]) -> Actor:
+    """:func:`person_of` read back."""
+    return Actor(
+        int(person["id"]),
+        str(person["first_name"]),
+        person.get("username"),
+        person.get("language_code"),
+    )
+
+
+async def greet(
+    context: ContextTypes.DEFAULT_TYPE, user: User, t: Translator, then: Mapping[str, Any]
+) -> asyncio.Future[Any]:
     """Say hello in the user's private chat: whether it arrives tells whether the bot can
-    write to him (Telegram says 403 to a person who never started it)."""
-    call = message_call(user.id, t("lobby.dm_hello"))
-    return cardroom(context).notes.post(Note(user.id, call, Priority.PANEL))
-
-
-async def _seat_when_greeted(
-    context: ContextTypes.DEFAULT_TYPE, hello: Note, game_id: int, user: User
-) -> None:
-    """Once the lobby creator's greeting is settled, seat him if it arrived, and post the
-    lobby."""
+    write to him (Telegram says 403 to a person who never started it) — and what follows it
+    (``then``: :data:`SEAT_CREATOR`, :data:`JOIN`) is done once it is settled. The greeting is
+    written at once, with what follows it: a stop before it is settled leaves both to the
+    next leader. Returns what the follow-up returns, if this process delivers it."""
     room = cardroom(context)
-    try:
-        if await hello.outcome in REACHED:
-            actor = actor_of(user)
-            await room.lobby.mark_started(actor)
-            try:
-                room.publisher.publish(await room.lobby.seat_creator(game_id, actor))
-                return
-            except ServiceError as error:
-                # Closed while he was greeted (a /cancel got in first): the lobby as it is.
-                logger.info("Creator of game %s not seated: %s", game_id, error.code)
-        room.publisher.publish(await room.play.snapshot(game_id))
-    except Exception as error:  # the database is away: the next change posts the lobby
-        logger.warning("Lobby %s not posted after its creator's greeting: %s", game_id, error)
+    token = secrets.token_hex(8)
+    expected = room.outbox.expect(token)
+    hello = Note(user.id, message_call(user.id, t("lobby.dm_hello")), Priority.PANEL)
+    follow = {**then, "user": person_of(user), "token": token}
+    await room.outbox.write(letter_of(hello, then=follow))
+    return expected
+
+
+def seat_when_greeted(room: Cardroom) -> FollowUp:
+    """Once a lobby creator's greeting is settled: seat him if it arrived, and post the
+    lobby. (Done again, whole, if the process stops before the greeting is marked.)"""
+
+    async def follow(then: Mapping[str, Any], said: Outcome) -> None:
+        game_id = int(then["game"])
+        try:
+            if said in REACHED:
+                actor = actor_from(then["user"])
+                await room.lobby.mark_started(actor)
+                try:
+                    room.publisher.publish(await room.lobby.seat_creator(game_id, actor))
+                    return
+                except ServiceError as error:
+                    # Closed while he was greeted (a /cancel got in first): the lobby as it is.
+                    logger.info("Creator of game %s not seated: %s", game_id, error.code)
+            room.publisher.publish(await room.play.snapshot(game_id))
+        except Exception as error:  # the database is away: the next change posts the lobby
+            logger.warning("Lobby %s not posted after its creator's greeting: %s", game_id, error)
+
+    return follow
 
 
 async def handle_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Coroutine
 from dataclasses import dataclass, field
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from telegram import Chat, Message, Update, User
 from telegram.ext import ContextTypes
@@ -34,6 +33,7 @@ from bot.telegram.sender.budget import Priority
 from bot.telegram.sender.live import Publisher
 from bot.telegram.sender.menus import Menus
 from bot.telegram.sender.notes import Note, Notes, message_call
+from bot.telegram.sender.outbox import Outbox, letter_of
 from bot.telegram.sender.replies import ReplyGate, Verdict
 
 logger = logging.getLogger(__name__)
@@ -69,6 +69,8 @@ class Cardroom:
     rights: TelegramRights
     #: Who waits to be told of the next game in a chat (``/nextgame``).
     waitlist: WaitlistService
+    #: What the bot decided to say, written with the decision and delivered from there.
+    outbox: Outbox
     throttle: PressThrottle = field(default_factory=PressThrottle)
     replies: ReplyGate = field(default_factory=ReplyGate)
     openings: ReplyGate = field(default_factory=_openings)
@@ -88,7 +90,8 @@ class Cardroom:
             self.tables.posted(game_id, message_id)
 
     async def move_chat(self, old_id: int, new_id: int) -> None:
-        """A group became a supergroup: move its games and post their tables there."""
+        """A group became a supergroup: move its games and post their tables there (one
+        transaction: :meth:`LobbyService.chat_moved`)."""
         self.publisher.chat_moved(old_id, new_id)
         for snapshot in await self.lobby.chat_moved(old_id, new_id):
             self.publisher.publish(snapshot)
@@ -100,12 +103,11 @@ class Cardroom:
         if snapshot is not None:
             self.publisher.publish(snapshot)
 
-    async def blocked(self, user_id: int) -> None:
-        """A person blocked the bot: the computer takes his seats at once."""
-        for snapshot in await self.play.games_of(user_id):
-            seat = snapshot.seat_of(user_id)
-            if seat is not None and not seat.autopilot:
-                await self.seat_unreachable(snapshot.game_id, seat.seat)
+    async def blocked(self, actor: Actor) -> None:
+        """A person blocked the bot: he is known not to be reachable, and the computer takes
+        his seats at once — one transaction, the update's whole effect."""
+        for snapshot in await self.play.blocked(actor):
+            self.publisher.publish(snapshot)
 
     async def reachable_again(self, user_id: int, *, unblocked: bool = False) -> None:
         """A person can be messaged again: each game he sits in gets a fresh panel where the
@@ -122,11 +124,10 @@ class Cardroom:
                 self.publisher.recall_panel(snapshot, seat.seat)
 
     async def member_left(self, chat_id: int, user_id: int) -> None:
-        """A person left a group: out of its lobbies; the computer takes his seats."""
+        """A person left a group: out of its lobbies; the computer takes his seats (one
+        transaction: :meth:`LobbyService.member_left`)."""
         self.rights.forget(chat_id, user_id)
         for snapshot in await self.lobby.member_left(chat_id, user_id):
-            self.publisher.publish(snapshot)
-        for snapshot in await self.play.member_left(chat_id, user_id):
             self.publisher.publish(snapshot)
         logger.info("User %s left chat %s", user_id, chat_id)
 
@@ -204,8 +205,10 @@ def say(
     keyboard: Keyboard = (),
     menu: str | None = None,
     reply_to: int | None = None,
-) -> Note | None:
-    """Hand an informational reply to ``message`` to the sender, and return at once.
+) -> None:
+    """Hand an informational reply to ``message`` to the sender, and return at once: it is
+    written to the outbox with the update (:class:`~bot.telegram.sender.outbox.Outbox`), so
+    that no stop loses it.
 
     ``key`` says what it is: the same reply is not sent twice in a row into a group, and each
     person and group get a few a minute (:class:`ReplyGate`). In a group, a reply held back —
@@ -218,7 +221,7 @@ def say(
     asker = message.from_user.id if message.from_user is not None else 0
     verdict = room.replies.admit(chat.id, asker, key)
     if verdict is Verdict.DUPLICATE:
-        return None
+        return
     topic = topic_of(message)
     group = chat.id < 0
     private_text = None
@@ -233,30 +236,12 @@ def say(
         asker=asker if group and asker else None,
         private_text=private_text,
     )
-    if menu is not None:
-        menus = room.menus
-
-        def sent(answer: object) -> None:
-            if isinstance(answer, dict) and isinstance(answer.get("message_id"), int):
-                menus.sent(chat.id, topic, menu, answer["message_id"])
-
-        note.on_sent = sent
-    if verdict is Verdict.TOO_MANY:
-        return room.notes.post_private(note) if group else None
-    return room.notes.post(note)
-
-
-#: Tasks that finish a handler's work once the sender has done its part (held: a task nobody
-#: holds may be collected before it is done).
-_later: set[asyncio.Task[Any]] = set()
-
-
-def later(work: Coroutine[Any, Any, T]) -> asyncio.Task[T]:
-    """Run ``work`` after the handler has returned (it waits for the sender)."""
-    task = asyncio.create_task(work)
-    _later.add(task)
-    task.add_done_callback(_later.discard)
-    return task
+    if verdict is Verdict.TOO_MANY and not group:
+        return
+    private_first = verdict is Verdict.TOO_MANY
+    room.outbox.post(
+        letter_of(note, menu=None if menu is None else (topic, menu), private_first=private_first)
+    )
 
 
 def private_copy(t: Translator, chat: Chat, text: str) -> str:

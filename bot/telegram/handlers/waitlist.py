@@ -16,13 +16,13 @@ from telegram import Update
 from telegram.ext import ContextTypes
 
 from bot.i18n import translator
+from bot.services.outbox import PendingLetter
 from bot.services.types import GameSnapshot, ServiceError
-from bot.services.waitlist import Waiter
 from bot.telegram.handlers.room import (
+    Cardroom,
     actor_of,
     cardroom,
     chat_of,
-    later,
     refusal_text,
     say,
     speaker,
@@ -31,6 +31,7 @@ from bot.telegram.render.common import esc, game_name
 from bot.telegram.render.content import Button
 from bot.telegram.sender.budget import Priority
 from bot.telegram.sender.notes import Note, message_call
+from bot.telegram.sender.outbox import Draw
 
 logger = logging.getLogger(__name__)
 
@@ -72,51 +73,36 @@ async def handle_nextgame(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
     )
 
 
-async def announce_lobby(
-    context: ContextTypes.DEFAULT_TYPE, snapshot: GameSnapshot, title: str | None, opener: int
-) -> None:
-    """A lobby opened in a group (``title``) by ``opener``: the people waiting for a game in
-    its chat topic are each sent one private message, and their requests are used up. Its
-    opener is not told (he knows). Returns at once: the messages go once the lobby is posted.
-    """
-    if not snapshot.is_lobby or snapshot.chat_id > 0:
-        return
-    room = cardroom(context)
-    try:
-        waiters = await room.waitlist.claim(snapshot.chat_id, snapshot.topic_id, opener)
-    except Exception as error:  # the database is away: they are told of the next lobby
-        logger.warning("Nobody told of game %s: %s", snapshot.game_id, error)
-        return
-    if waiters:
-        later(_tell(context, snapshot, title or "", waiters))
+def opened_draw(room: Cardroom) -> Draw:
+    """How a letter telling someone that a lobby opened is drawn: once the lobby is posted (or
+    after :data:`LINK_WAIT`), with a link to it where its group has links."""
 
+    async def draw(pending: PendingLetter) -> Note | None:
+        letter = pending.letter
+        game_id = letter.game_id
+        assert game_id is not None
 
-async def _tell(
-    context: ContextTypes.DEFAULT_TYPE, snapshot: GameSnapshot, title: str, waiters: list[Waiter]
-) -> None:
-    """Once the lobby is posted (or after :data:`LINK_WAIT`), a message to each waiter."""
-    room = cardroom(context)
+        async def recorded() -> int | None:
+            return (await room.play.snapshot(game_id)).table_message_id
 
-    async def recorded() -> int | None:
-        return (await room.play.snapshot(snapshot.game_id)).table_message_id
-
-    try:
-        message_id = await room.tables.wait(snapshot.game_id, recorded, LINK_WAIT)
-    except Exception as error:  # the database is away: the message goes without the link
-        logger.warning("No link to game %s for the people waiting: %s", snapshot.game_id, error)
-        message_id = None
-    link = lobby_link(snapshot, message_id)
-    for waiter in waiters:
-        t = translator(waiter.language)
+        try:
+            message_id = await room.tables.wait(game_id, recorded, LINK_WAIT)
+        except Exception as error:  # the database is away: the message goes without the link
+            logger.warning("No link to game %s for the people waiting: %s", game_id, error)
+            message_id = None
+        snapshot = await room.play.snapshot(game_id)
+        t = translator(str(letter.body.get("language", "en")))
+        title = str(letter.body.get("title", ""))
         words = {"game": esc(game_name(t, snapshot.game_key)), "chat": esc(title)}
+        link = lobby_link(snapshot, message_id)
         if link is None:
-            call = message_call(waiter.user_id, t("waitlist.opened_elsewhere", **words))
+            call = message_call(letter.chat_id, t("waitlist.opened_elsewhere", **words))
         else:
             button = Button(t("waitlist.join_button"), url=link)
-            call = message_call(waiter.user_id, t("waitlist.opened", **words), ((button,),))
-        key = ("nextgame", snapshot.game_id)
-        room.notes.post(Note(waiter.user_id, call, Priority.REPLY, key=key))
-    logger.info("%d people told that game %s opened", len(waiters), snapshot.game_id)
+            call = message_call(letter.chat_id, t("waitlist.opened", **words), ((button,),))
+        return Note(letter.chat_id, call, Priority.REPLY, key=("nextgame", game_id))
+
+    return draw
 
 
 def lobby_link(snapshot: GameSnapshot, message_id: int | None) -> str | None:

@@ -17,6 +17,9 @@ bot → page
     each press judged on arrival, through the same path as a button press.
     ``{"t": "error", "code": "<code>", "text": "<words>"}`` — bad input; changes nothing. After
     an error at hello (``forged``, ``stale``, ``not_seated``, ``no_game``…) the socket closes.
+    Sockets are capped (:class:`~bot.telegram.miniapp.server.SocketCaps`): one opened past a
+    cap is sent ``busy`` and closed with 4000 (the page tries again later); a player's oldest
+    page, past his cap, is sent ``elsewhere`` and closed with 4001 (it must not come back).
 
 Trust: the player is who Telegram signed (HMAC-SHA256, :mod:`.auth`), an hour at most ago;
 only a seated player's presses count; a socket carries only its player's view (Davay-ka!'s

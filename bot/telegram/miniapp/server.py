@@ -7,32 +7,43 @@ handler chain, the same ``act``, the same transaction and action log
 socket open on the game at once (:meth:`MiniApp.show`, called with every snapshot the sender
 publishes); with several processes, a socket held by a standby hears of it through the
 database (:attr:`MiniApp.announce`).
+
+Each socket is an open file of the process, from the moment it opens, signed in or not yet:
+they are capped (:class:`SocketCaps`) in all, per remote address while not signed in, and per
+player once signed in, so that no flood of sockets can take the files the bot needs to reach
+Telegram and its database.
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import itertools
 import logging
+import resource
 import secrets
 import time
 import uuid
 from collections import deque
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 from urllib.parse import urlsplit
 
 import orjson
+from tornado.httputil import HTTPServerRequest
 from tornado.web import RequestHandler, StaticFileHandler
-from tornado.websocket import WebSocketClosedError, WebSocketHandler
+from tornado.websocket import WebSocketClosedError, WebSocketHandler, WebSocketProtocol
 
-from bot.i18n import Translator, translator
+from bot.i18n import Translator, pick_language, translator
 from bot.services.types import GameSnapshot, ServiceError
+from bot.telegram import metrics
 from bot.telegram.intake import PressThrottle
 from bot.telegram.miniapp.auth import Refused, signed_user
 from bot.telegram.miniapp.views import labels, view_json
+from bot.telegram.tally import LogTally
 
 logger = logging.getLogger(__name__)
 
@@ -43,18 +54,65 @@ MAX_FRAME = 2048
 HELLO_SECONDS = 10.0
 #: Presses a player may send: a burst, then so many a second (a quick hand makes about 4).
 PRESS_BURST, PRESS_RATE = 12, 8.0
-#: Errors after which the page should not say hello again.
-FINAL = frozenset({"forged", "stale", "malformed", "no_game", "not_seated", "not_davayka"})
+#: Errors after which the page should not say hello again (``elsewhere``: the player opened
+#: the table in another window, which took this one's place; coming back would take its).
+FINAL = frozenset(
+    {"forged", "stale", "malformed", "no_game", "not_seated", "not_davayka", "elsewhere"}
+)
+#: Seconds between two pings of a socket (its pong due within as many): a page whose
+#: connection died without a word is closed a minute or so later, and its file freed.
+PING_SECONDS = 30.0
+#: Seconds a socket refused at opening is given to close cleanly before it is dropped: a page
+#: does it at once, and a flood that never does must not keep the files it opened.
+REFUSED_SECONDS = 1.0
+#: The caps' defaults (the settings ``WEBAPP_MAX_SOCKETS``, ``WEBAPP_SOCKETS_PER_PLAYER`` and
+#: ``WEBAPP_UNSIGNED_SOCKETS_PER_ADDRESS`` say why).
+MAX_SOCKETS, SOCKETS_PER_PLAYER, UNSIGNED_SOCKETS_PER_ADDRESS = 2000, 3, 10
+
+
+@dataclass(frozen=True, slots=True)
+class SocketCaps:
+    """How many sockets the Mini App keeps open in one process: ``total``, signed in or not;
+    per remote address while not signed in yet (``unsigned_per_address``: past it a new one
+    is refused); per player once signed in, across games (``per_player``: past it his oldest
+    is closed — a player who opens the table again wants the new page, and the old socket
+    may be one whose connection died unnoticed)."""
+
+    total: int = MAX_SOCKETS
+    per_player: int = SOCKETS_PER_PLAYER
+    unsigned_per_address: int = UNSIGNED_SOCKETS_PER_ADDRESS
+
+    def within(self, files: int) -> SocketCaps:
+        """These caps, the total at most half of ``files`` (the process' limit of open files,
+        negative: none): the other half is for Telegram, the database and the webhook."""
+        if files < 0 or self.total <= files // 2:
+            return self
+        return dataclasses.replace(self, total=max(1, files // 2))
+
 
 #: Stores a press as an update in the inbox (and hands it to the leader); the composition
 #: root sets it.
 Take = Callable[[dict[str, Any]], Awaitable[None]]
 
 
+#: Where the ids of the bot's own updates count up from: the lowest 64-bit integer, so that
+#: they stay negative — apart from Telegram's, which are positive — until the year 2255.
+APP_ID_FLOOR = -(2**63)
+_last_app_id = APP_ID_FLOOR
+
+
 def app_update_id() -> int:
-    """A unique id for an update of the bot's own making: negative (Telegram's are not),
-    and growing with time, so that the inbox keeps presses in the order they came."""
-    return -((time.time_ns() // 1000) * 1024 + secrets.randbelow(1024))
+    """A unique id for an update of the bot's own making (a Mini App press), growing in the
+    order the presses come: the inbox is read in ascending order, so a player's later tap is
+    handled after his earlier one. Microseconds since the epoch times 1024 and a random tail
+    (another process may take a press in the same microsecond), counted up from
+    :data:`APP_ID_FLOOR`; within a process each id is above the one before, even if the clock
+    steps back. Being negative, a player's presses here sort before any Telegram update of his
+    private chat that waits beside them."""
+    global _last_app_id
+    now = APP_ID_FLOOR + (time.time_ns() // 1000) * 1024 + secrets.randbelow(1024)
+    _last_app_id = max(now, _last_app_id + 1)
+    return _last_app_id
 
 
 class MiniApp:
@@ -67,6 +125,7 @@ class MiniApp:
         script: str,
         snapshot: Callable[[int], Awaitable[GameSnapshot]],
         clock: Callable[[], float] = time.time,
+        caps: SocketCaps = SocketCaps(),
     ) -> None:
         self.token = token
         self.base_url = base_url
@@ -89,6 +148,45 @@ class MiniApp:
         #: Milliseconds from an accepted press's arrival on its socket to the new state
         #: written to every socket on its game (the latest few thousand presses here).
         self.push_ms: deque[float] = deque(maxlen=5000)
+        files = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+        self.caps = caps.within(files)
+        if self.caps.total < caps.total:
+            logger.info(
+                "Mini App sockets capped at %d, not WEBAPP_MAX_SOCKETS=%d: half of the %d "
+                "open files this process may have",
+                self.caps.total,
+                caps.total,
+                files,
+            )
+        #: Every socket open here, from the moment it opens, signed in or not.
+        self._open: set[TableSocket] = set()
+        #: The sockets not signed in yet, with their remote address, and how many each
+        #: address has.
+        self._unsigned: dict[TableSocket, str] = {}
+        self._by_address: dict[str, int] = {}
+        #: Each player's signed-in sockets, across games, oldest first.
+        self._players: dict[int, list[TableSocket]] = {}
+        #: Sockets closed by each cap, said once a minute.
+        self._capped: dict[metrics.Cap, LogTally] = {
+            "total": LogTally(
+                logger,
+                logging.WARNING,
+                "Refused Mini App sockets (%d in %.0f s): %d open, the most this process "
+                "keeps (WEBAPP_MAX_SOCKETS)",
+            ),
+            "address": LogTally(
+                logger,
+                logging.WARNING,
+                "Refused Mini App sockets not signed in yet (%d in %.0f s): %s had %d such "
+                "open (WEBAPP_UNSIGNED_SOCKETS_PER_ADDRESS)",
+            ),
+            "player": LogTally(
+                logger,
+                logging.INFO,
+                "Closed players' oldest Mini App sockets for their newest (%d in %.0f s): "
+                "%d each at most (WEBAPP_SOCKETS_PER_PLAYER)",
+            ),
+        }
 
     def url(self, game_id: int) -> str:
         """The page of a game, for the ``web_app`` button."""
@@ -101,6 +199,55 @@ class MiniApp:
             ("/app/socket", TableSocket, {"app": self}),
         ]
 
+    # -- the caps -------------------------------------------------------------------------
+
+    @property
+    def open_sockets(self) -> int:
+        """The sockets open here, signed in or not."""
+        return len(self._open)
+
+    def admit(self, socket: TableSocket, address: str) -> metrics.Cap | None:
+        """Count a socket just opened from ``address``, not signed in yet; or, past a cap,
+        the cap it meets (it is then not counted, and is to be refused)."""
+        cap: metrics.Cap
+        unsigned = self._by_address.get(address, 0)
+        if len(self._open) >= self.caps.total:
+            cap = "total"
+            self._capped[cap].add(len(self._open))
+        elif unsigned >= self.caps.unsigned_per_address:
+            cap = "address"
+            self._capped[cap].add(address, unsigned)
+        else:
+            self._open.add(socket)
+            self._unsigned[socket] = address
+            self._by_address[address] = unsigned + 1
+            metrics.app_sockets(len(self._open))
+            return None
+        metrics.app_socket_capped(cap)
+        return cap
+
+    def signed_in(self, socket: TableSocket, user_id: int) -> None:
+        """``socket`` is ``user_id``'s now: it counts for him, no longer for its address; past
+        his cap, his oldest socket is closed (told why, and not to come back)."""
+        self._forget_unsigned(socket)
+        mine = self._players.setdefault(user_id, [])
+        mine.append(socket)
+        while len(mine) > self.caps.per_player:
+            oldest = mine.pop(0)
+            metrics.app_socket_capped("player")
+            self._capped["player"].add(self.caps.per_player)
+            oldest.refuse("elsewhere", close=True)
+
+    def _forget_unsigned(self, socket: TableSocket) -> None:
+        address = self._unsigned.pop(socket, None)
+        if address is None:
+            return
+        left = self._by_address.get(address, 1) - 1
+        if left > 0:
+            self._by_address[address] = left
+        else:
+            self._by_address.pop(address, None)
+
     # -- who watches what ----------------------------------------------------------------
 
     def opened(self, socket: TableSocket, game_id: int) -> str:
@@ -110,6 +257,17 @@ class MiniApp:
         return name
 
     def closed(self, socket: TableSocket) -> None:
+        """``socket`` is closed: it counts no more anywhere."""
+        if socket in self._open:
+            self._open.discard(socket)
+            metrics.app_sockets(len(self._open))
+        self._forget_unsigned(socket)
+        if socket.user_id is not None:
+            mine = self._players.get(socket.user_id)
+            if mine is not None and socket in mine:
+                mine.remove(socket)
+                if not mine:
+                    del self._players[socket.user_id]
         if socket.game_id is not None:
             watching = self._games.get(socket.game_id)
             if watching is not None:
@@ -198,13 +356,30 @@ class TableSocket(WebSocketHandler):
         self._arrived: dict[int, float] = {}
         #: The newest game version the page was sent.
         self._shown = 0
+        #: Set once the socket is being closed: what it still hears is ignored.
+        self._closing = False
 
     def check_origin(self, origin: str) -> bool:
         """Only the page itself may open a socket (a browser names the page's origin)."""
         return origin.rstrip("/") == self.app.origin
 
+    @property
+    def ping_interval(self) -> float | None:
+        return cast("float | None", self.settings.get("websocket_ping_interval", PING_SECONDS))
+
     def open(self, *args: Any, **kwargs: Any) -> None:
         loop = asyncio.get_running_loop()
+        # Until it signs in, the page is answered in its browser's language.
+        self.t = translator(pick_language(*browser_languages(self.request)))
+        # The address tornado gives: the peer's, or the proxy's X-Real-IP/X-Forwarded-For
+        # when the server trusts them (bot.serve makes it with xheaders=True).
+        if self.app.admit(self, self.request.remote_ip or "") is not None:
+            # Full: one short error, and the page tries again later (waiting longer each time).
+            connection = self.ws_connection  # closing forgets it
+            self.refuse("busy", close=True)
+            if connection is not None:
+                loop.call_later(REFUSED_SECONDS, _drop, connection)
+            return
         self._hello_timer = loop.call_later(HELLO_SECONDS, self._no_hello)
 
     def _no_hello(self) -> None:
@@ -212,11 +387,14 @@ class TableSocket(WebSocketHandler):
             self.refuse("hello_first", close=True)
 
     def on_close(self) -> None:
+        self._closing = True
         if self._hello_timer is not None:
             self._hello_timer.cancel()
         self.app.closed(self)
 
     async def on_message(self, message: str | bytes) -> None:
+        if self._closing:
+            return
         if isinstance(message, bytes) or len(message) > MAX_FRAME:
             self.refuse("malformed")
             return
@@ -252,6 +430,8 @@ class TableSocket(WebSocketHandler):
         except ServiceError:
             self.refuse("no_game", close=True)
             return
+        if self._closing:
+            return  # closed while the game was read: nothing to sign in
         info = snapshot.seat_of(user.user_id)
         if snapshot.game_key != GAME_KEY:
             self.refuse("not_davayka", close=True)
@@ -263,6 +443,7 @@ class TableSocket(WebSocketHandler):
             self._hello_timer.cancel()
         self.user_id, self.game_id, self.seat = user.user_id, game_id, info.seat
         self.t = translator(info.language)
+        self.app.signed_in(self, user.user_id)
         self.name = self.app.opened(self, game_id)
         self.show(snapshot, self.app.clock())
 
@@ -328,9 +509,22 @@ class TableSocket(WebSocketHandler):
             frame["seq"] = seq
         self._send(frame)
         if close:
-            # 4001: said at sign-in, final (the page must not try again as it is).
+            self._closing = True
+            # 4001: final (the page must not try again as it is); 4000: it may, later.
             self.close(4001 if code in FINAL else 4000, code)
 
     def _send(self, frame: dict[str, Any]) -> None:
         with contextlib.suppress(WebSocketClosedError):
             self.write_message(orjson.dumps(frame).decode())
+
+
+def _drop(connection: WebSocketProtocol) -> None:
+    """Close a refused socket's connection, if its page has not closed it yet."""
+    if connection.stream is not None and not connection.stream.closed():
+        connection.stream.close()  # on_close follows
+
+
+def browser_languages(request: HTTPServerRequest) -> list[str]:
+    """The languages the browser asks for (``Accept-Language``), first choice first."""
+    header = request.headers.get("Accept-Language", "")
+    return [part.split(";")[0].strip() for part in header.split(",")[:8]]

@@ -30,13 +30,20 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
-import time
 from collections import deque
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import IntEnum
+from typing import Final
 
 logger = logging.getLogger(__name__)
+
+#: Chats (and shares of chats) remembered before those gone quiet are forgotten — a chat
+#: whose calls have all left its windows, and which Telegram has not paused, is as good as
+#: one never seen. What is left is at most the chats called within a minute (the bot's own
+#: window lets about 1,600 calls through in a minute), and the next sweep waits until there
+#: are twice as many again: memory stays bounded, and sweeping costs each call O(1).
+QUIET_SWEEP: Final = 10_000
 
 
 class Priority(IntEnum):
@@ -148,6 +155,8 @@ class CallBudget:
         self._overall: deque[float] = deque()
         #: When each (chat, share) last had a call let through.
         self._served: dict[tuple[int, Hashable], float] = {}
+        #: How many chats or shares may be remembered before the quiet ones are forgotten.
+        self._sweep_at = QUIET_SWEEP
         self._waiting: list[_Waiter] = []  # in arrival order
         self._seq = itertools.count()
         self._timer: asyncio.TimerHandle | None = None
@@ -157,8 +166,9 @@ class CallBudget:
         self.longest_wait = 0.0
         #: Nothing goes anywhere before this moment (a new leader's first second).
         self._held_until = float("-inf")
-        #: When not ``None``: every call counted, as (chat id, seconds since the epoch), for
-        #: the leader to write behind (the next one starts from the same windows).
+        #: When not ``None``: every call counted, as (chat id, when by :meth:`now`), for the
+        #: leader to write behind (the next one starts from the same windows). Written by
+        #: the database's clock: the next leader's machine may keep another time.
         self.journal: list[tuple[int, float]] | None = None
 
     def now(self) -> float:
@@ -198,7 +208,11 @@ class CallBudget:
     def count_lookup(self) -> None:
         """A call that lands in no chat (``getChatMember``) was made: it counts against the
         bot's overall window, without waiting for it (its answer is awaited by a press)."""
-        self._overall.append(self.now())
+        now = self.now()
+        # Counted here, not only where calls wait: lookups alone must not pile up moments.
+        while self._overall and self._overall[0] <= now - self.limits.overall_window:
+            self._overall.popleft()
+        self._overall.append(now)
 
     def put_back(self, chat_id: int) -> None:
         """A turn taken but not used (nothing to send after all): its place is free again."""
@@ -215,18 +229,19 @@ class CallBudget:
         self.granted -= 1
         self._dispatch()
 
-    def restore(self, calls: list[tuple[int, float]], wall_now: float) -> None:
-        """Count the calls a previous leader made (chat id, seconds since the epoch, oldest
-        first) as if made here: a new leader keeps the same windows."""
+    def restore(self, calls: list[tuple[int, float]]) -> None:
+        """Count the calls a previous leader made (chat id, when by :meth:`now`, told from
+        the database's clock) as if made here: a new leader keeps the same windows."""
         now = self.now()
         for chat_id, at in calls:
-            moment = now - max(0.0, wall_now - at)
-            chat = self._chats.setdefault(chat_id, _Chat())
+            moment = min(now, at)
+            chat = self._chat(chat_id)
             chat.calls.append(moment)
             self._overall.append(moment)
         for chat in self._chats.values():
             chat.calls = deque(sorted(chat.calls))
         self._overall = deque(sorted(self._overall))
+        self._keep_small(now)
 
     def hold(self, seconds: float) -> None:
         """Let nothing through for ``seconds``: the calls a previous leader made in its last
@@ -237,8 +252,10 @@ class CallBudget:
 
     def pause(self, chat_id: int, seconds: float) -> None:
         """Telegram refused a call (429) and asked to wait: nothing goes to the chat before."""
-        chat = self._chats.setdefault(chat_id, _Chat())
-        chat.paused_until = max(chat.paused_until, self.now() + seconds)
+        now = self.now()
+        chat = self._chat(chat_id)
+        chat.paused_until = max(chat.paused_until, now + seconds)
+        self._keep_small(now)
 
     def paused(self, chat_id: int) -> float:
         """Seconds the chat is still paused for (0: not paused)."""
@@ -315,8 +332,14 @@ class CallBudget:
         )
         return min(game, information)
 
+    def _chat(self, chat_id: int) -> _Chat:
+        chat = self._chats.get(chat_id)
+        if chat is None:
+            chat = self._chats[chat_id] = _Chat()
+        return chat
+
     def _count(self, chat_id: int, ticket: Ticket, now: float) -> None:
-        chat = self._chats.setdefault(chat_id, _Chat())
+        chat = self._chat(chat_id)
         # A lobby takes information's share when it has room, and keeps the game's pace.
         informational = chat_id < 0 and (
             ticket.priority >= Priority.REPLY
@@ -334,13 +357,10 @@ class CallBudget:
             chat.paced_before, chat.paced_at = chat.paced_at, now
         self._served[chat_id, ticket.share] = now
         if self.journal is not None:
-            self.journal.append((chat_id, time.time()))
-        if len(self._served) > 20_000:
-            self._forget_quiet(now)
+            self.journal.append((chat_id, now))
         self._overall.append(now)
         self.granted += 1
-        if len(self._chats) > 10_000:
-            self._forget_quiet(now)
+        self._keep_small(now)
 
     def _dispatch(self) -> None:
         """Let through every waiting call that fits now, in order; wake up when the next
@@ -410,18 +430,25 @@ class CallBudget:
         served = self._served.get((waiter.chat_id, waiter.ticket.share), float("-inf"))
         return int(waiter.ticket.priority), served, waiter.seq
 
+    def _keep_small(self, now: float) -> None:
+        if max(len(self._chats), len(self._served)) > self._sweep_at:
+            self._forget_quiet(now)
+
     def _forget_quiet(self, now: float) -> None:
-        quiet = [
-            chat_id
+        """Forget the chats whose calls have left every window (and their pace), and the
+        shares not served within a group's window (which then rank as never served: behind
+        none that was, as before)."""
+        limits = self.limits
+        quiet_since = now - max(limits.group_window, limits.private_window, 2 * self.pace)
+        self._chats = {
+            chat_id: chat
             for chat_id, chat in self._chats.items()
-            if chat.paused_until <= now
-            and (not chat.calls or chat.calls[-1] <= now - self.limits.group_window)
-        ]
-        for chat_id in quiet:
-            del self._chats[chat_id]
-        self._served = {
-            key: at for key, at in self._served.items() if at > now - self.limits.group_window
+            if chat.paused_until > now or (chat.calls and chat.calls[-1] > quiet_since)
         }
+        self._served = {
+            key: at for key, at in self._served.items() if at > now - limits.group_window
+        }
+        self._sweep_at = max(QUIET_SWEEP, 2 * max(len(self._chats), len(self._served)))
 
 
 #: A call in information's share of a group's window.

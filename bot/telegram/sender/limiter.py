@@ -15,6 +15,13 @@ a 429 on one is waited out too, within the call's own deadline.
 
 Each call Telegram answers is counted by method and outcome, and the wait for a chat's budget
 is measured (:mod:`bot.telegram.metrics`).
+
+No call leaves a process that does not lead (the fence, :attr:`BudgetRateLimiter.fence`):
+right before each call goes out, the leadership is asked whether this process still leads
+and knows its lock alive — without a round trip — and a call it may not make fails with
+:class:`NotLeading`, said once. (``getUpdates`` alone passes by any rate limiter in
+python-telegram-bot: long polling is the first thing a hand-over stops, and what a poll
+brings is only stored.)
 """
 
 from __future__ import annotations
@@ -29,7 +36,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
-from telegram.error import RetryAfter
+from telegram.error import NetworkError, RetryAfter
 from telegram.ext import BaseRateLimiter
 from telegram.warnings import PTBDeprecationWarning
 
@@ -45,6 +52,20 @@ LOOKUP_DEADLINES = {"answerCallbackQuery": 10.0, "getChatMember": 5.0}
 DEFAULT_LOOKUP_DEADLINE = 10.0
 #: How long a message call waits out 429s before its caller hears of it.
 MESSAGE_DEADLINE = 180.0
+#: Calls any process makes, leading or not: who the bot is (each asks as it starts, before it
+#: may lead; it changes nothing anywhere).
+UNFENCED = frozenset({"getMe"})
+
+
+class NotLeading(NetworkError):
+    """The call was not made: this process does not lead (any more), and another may. To
+    its caller, the work is over here — as at a stop: the next leader delivers from the
+    database what was not shown. A ``NetworkError`` (the call never reached Telegram), so that
+    code that knows no better treats it as a call lost on the way, not as a bug."""
+
+    def __init__(self, endpoint: str) -> None:
+        super().__init__(f"this process does not lead: {endpoint} not sent")
+        self.endpoint = endpoint
 
 
 def lands_in_chat(endpoint: str) -> bool:
@@ -91,6 +112,11 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
         self.on_sent: Callable[[int, int | None, int], None] | None = None
         #: Chats whose pause was logged (one line per pause, not per refused call).
         self._told: dict[int, float] = {}
+        #: Whether this process may call Telegram now (leads and knows its lock alive): asked
+        #: before each call; ``None``: always (one process, no leadership — tests, tools).
+        self.fence: Callable[[], bool] | None = None
+        #: Calls are being refused by the fence (said once, until it lets them through).
+        self._fenced = False
 
     async def initialize(self) -> None:
         """Nothing to set up."""
@@ -134,6 +160,7 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
                 asked = self.budget.now()
                 await self.budget.take(chat, Ticket(kind.priority, paced=kind.paced))
                 metrics.waited(self.budget.now() - asked)
+            self._through_fence(endpoint)
             try:
                 with metrics.telegram_call(endpoint):
                     answer = await callback(*args, **kwargs)
@@ -153,6 +180,7 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
     ) -> Any:
         deadline = time.monotonic() + LOOKUP_DEADLINES.get(endpoint, DEFAULT_LOOKUP_DEADLINE)
         while True:
+            self._through_fence(endpoint)
             try:
                 with metrics.telegram_call(endpoint):
                     return await callback(*args, **kwargs)
@@ -162,6 +190,23 @@ class BudgetRateLimiter(BaseRateLimiter[None]):
                     raise
                 logger.info("%s: Telegram asks to wait %.0f s; waiting", endpoint, wait)
                 await asyncio.sleep(wait)
+
+    def _through_fence(self, endpoint: str) -> None:
+        """Let the call go only if this process may call Telegram; else :class:`NotLeading`
+        (said once, at WARNING, until calls go through again)."""
+        fence = self.fence
+        if fence is None or endpoint in UNFENCED:
+            return
+        if fence():
+            self._fenced = False
+            return
+        if not self._fenced:
+            self._fenced = True
+            logger.warning(
+                "This process does not lead: its calls to Telegram are refused (%s first)",
+                endpoint,
+            )
+        raise NotLeading(endpoint)
 
     @staticmethod
     def _sent(

@@ -22,7 +22,13 @@ budget — is not the poorer for it: the game's window is extended by the wait
 
 When every message of a game shows its newest version, the publisher says so (``on_shown``,
 batched about once a second): a restarted bot redraws only the games it had not finished
-showing.
+showing — and takes up the others as they are shown (:meth:`Publisher.adopt`), without a call.
+
+Its parts, each in its own module: the slots themselves (:mod:`~bot.telegram.sender.slots`),
+the pings of a player whose move waits for him (:mod:`~bot.telegram.sender.pings`), the
+pinning of live tables (:mod:`~bot.telegram.sender.pins`), and whether a message is still in
+sight or must be brought back (:mod:`~bot.telegram.sender.sight`). A game's end is also said
+in a message of its own, a letter of the outbox (:func:`result_note`).
 """
 
 from __future__ import annotations
@@ -32,7 +38,6 @@ import dataclasses
 import logging
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 from telegram import Bot
@@ -46,6 +51,7 @@ from telegram.error import (
 )
 
 from bot.i18n import Translator, translator
+from bot.services.recent import Recent
 from bot.services.types import GameSnapshot, StorageRefused
 from bot.telegram import metrics
 from bot.telegram.render import (
@@ -57,9 +63,14 @@ from bot.telegram.render import (
     table_content,
 )
 from bot.telegram.render.content import Button
-from bot.telegram.sender.budget import CallBudget, Limits, Priority, Ticket
-from bot.telegram.sender.limiter import calling
-from bot.telegram.sender.notes import NO_PREVIEW, Note, Notes, Outcome, markup_json
+from bot.telegram.sender.budget import CallBudget, Limits, Priority
+from bot.telegram.sender.limiter import NotLeading, calling
+from bot.telegram.sender.notes import NO_PREVIEW, Note, Notes, markup_json
+from bot.telegram.sender.outbox import Outbox
+from bot.telegram.sender.pings import Pings
+from bot.telegram.sender.pins import Pins
+from bot.telegram.sender.sight import Sight
+from bot.telegram.sender.slots import Slot, fingerprint
 
 logger = logging.getLogger(__name__)
 
@@ -72,78 +83,12 @@ PRIVATE_INTERVAL = 0.0
 #: A panel that reached its player this much later than the change that gave him the move
 #: extends his window by the wait.
 LATE_AFTER = 1.0
-#: A player whose move has waited this long for him — no press of his since it came — gets
-#: his panel anew, which notifies him (an edit notifies nobody), unless he turned pings off.
-#: A player thinking at his phone is not pinged: most moves take less than this.
-PING_AFTER = 15.0
-#: ... and never later than this share of his window, nor sooner than ``PING_AT_LEAST``.
-PING_SHARE, PING_AT_LEAST = 1 / 3, 3.0
-#: A group's table with this many messages after it has scrolled out of sight: its next
-#: change brings it back — sent anew, the old one deleted (two calls of the group's budget)...
-BURIED_AFTER = 5
-#: ... at most once in this many seconds, whatever the chat writes (and a panel that
-#: ``/start`` finds buried comes anew at most this often too).
-RETURN_EVERY = 60.0
 RETRY_DELAYS = (1.0, 3.0, 10.0)
+#: Private chats whose next free moment is remembered (those written to most recently).
+PRIVATE_CHATS = 10_000
 #: Seconds between two reports of the games whose messages are all up to date.
 SHOWN_EVERY = 1.0
 _GONE = ("message to edit not found", "message can't be edited", "message_id_invalid")
-
-#: Renders a slot's message as of a moment, on a panel screen (``None``: the main one).
-Render = Callable[[float, str | None], Content]
-
-
-def fingerprint(content: Content) -> int:
-    """What a message shows apart from the passing of time, as one number: equal
-    fingerprints need no edit."""
-    return hash((content.still_text, content.keyboard))
-
-
-@dataclass(slots=True)
-class Slot:
-    """One message kept up to date."""
-
-    game_id: int
-    seat: int | None
-    chat_id: int
-    thread_id: int | None
-    private: bool
-    message_id: int | None = None
-    #: How to draw the latest snapshot; dropped (with the snapshot) once it is delivered.
-    render: Render | None = None
-    screen: str | None = None
-    #: :func:`fingerprint` of the timeless content the message shows now.
-    sent: int | None = None
-    dirty: bool = False
-    #: Not to wait for the chat's next free moment (a screen the player just asked for).
-    urgent: bool = False
-    final: bool = False
-    unreachable: bool = False
-    task: asyncio.Task[None] | None = None
-    failures: int = 0
-    #: The game version of the snapshot the slot was last given.
-    version: int = 0
-    #: The last change could not be delivered (given up or refused): the message is behind.
-    behind: bool = False
-    #: Send the message anew (it notifies, where an edit does not) and retire the old one.
-    renew: bool = False
-    #: Whose message goes first when the budget is short (see :class:`Priority`); it may rise
-    #: while the slot waits.
-    ticket: Ticket = field(default_factory=lambda: Ticket(Priority.TABLE))
-    #: The slot holds its turn in the budget: the next call spends it.
-    turn_taken: bool = False
-    #: When the change that gave this panel's player the move was published (loop time).
-    turn_since: float | None = None
-    #: The message's id could not be recorded yet (the database refused to write).
-    unremembered: bool = False
-    #: The message is pinned in its group (a live table, where the bot may pin).
-    pinned: bool = False
-    #: When the player's present move came to him (loop time); ``None``: not his move.
-    turn_started: float | None = None
-    #: The ping that sends the panel anew if the move waits too long for him.
-    ping: asyncio.TimerHandle | None = None
-    #: When the oldest change the message does not show yet was published (loop time).
-    changed_at: float | None = None
 
 
 class Publisher:
@@ -165,12 +110,13 @@ class Publisher:
         self.budget = budget or CallBudget()
         #: One-off messages (a game's result, tidying old messages) go with the notes.
         self.notes = notes or Notes(bot, self.budget)
-        #: How long a move waits for its player before his panel comes anew (``PING_AFTER``).
-        self.ping_after = PING_AFTER
-        #: When each person last pressed a button (loop time).
-        self._pressed: dict[int, float] = {}
-        #: The newest message seen in each chat (and forum topic): (chat, topic) → id.
-        self._latest: dict[tuple[int, int], int] = {}
+        #: Who is to be pinged when his move waits for him (:mod:`~.pings`).
+        self.pings = Pings(wall_clock)
+        #: Which messages are still in view of their chats (:mod:`~.sight`).
+        self.sight = Sight()
+        #: Live tables pinned where the bot may pin (:mod:`~.pins`).
+        self.pins = Pins(self.notes)
+        self.pins.on_allowed = self._pin_tables
         self._remember_table = remember_table
         self._remember_panel = remember_panel
         self.budget.pace = group_interval
@@ -189,27 +135,20 @@ class Publisher:
         #: Told when a player's panel that gave him the move reached him late: game id, the
         #: version it showed, and the seconds it was late by.
         self.on_late: Callable[[int, int, float], Awaitable[None]] | None = None
-        self._free_at: dict[int, float] = {}
+        #: When each private chat may next be written to (loop time): its chats of late.
+        self._free_at: Recent[int, float] = Recent(PRIVATE_CHATS)
         #: Taking up messages a previous leader delivered (:meth:`adopt`): no call is made.
         self._adopting = False
         self._games: dict[int, list[Slot]] = {}
         self._shown: dict[int, int] = {}
         self._reporting: asyncio.Task[None] | None = None
         self._closed = False
-        #: When each game's table was last brought back into sight (loop time).
-        self._returned: dict[int, float] = {}
-        #: Whether the bot may pin messages in each group (absent: not known yet).
-        self._may_pin: dict[int, bool] = {}
-        #: Asks Telegram whether the bot may pin messages in a group (``None``: never pin).
-        self.can_pin: Callable[[int], Awaitable[bool]] | None = None
-        self._asking_pin: set[int] = set()
-        self._pin_tasks: set[asyncio.Task[None]] = set()
-        #: When each panel was last sent anew for a ``/start`` (loop time): (game, seat).
-        self._recalled: dict[tuple[int, int], float] = {}
         #: Told every snapshot published, at once (the Mini App's pages show it unpaced).
         self.watchers: list[Callable[[GameSnapshot], None]] = []
         #: The Mini App page of a game, if it has one (a ``web_app`` button on its panels).
         self.app_url: Callable[[GameSnapshot], str | None] | None = None
+        #: The letters the bot wrote (replies, results…): drained with the rest.
+        self.outbox: Outbox | None = None
 
     # -- publishing ---------------------------------------------------------------------
 
@@ -247,9 +186,8 @@ class Publisher:
         if priority != table.ticket.priority:
             table.ticket.priority = priority
             self.budget.reorder()
-        if self._ending(table, snapshot):
-            # An edit notifies nobody: the end of the game is also said in a new message.
-            self._announce(snapshot)
+        # An edit notifies nobody: the end of the game is also said in a message of its own,
+        # a letter written with the end (:func:`result_note`).
         self._touch(table, snapshot)
         if snapshot.is_lobby:
             return
@@ -312,132 +250,50 @@ class Publisher:
             and not snapshot.seats[seat].autopilot
             and not is_pause(snapshot)
         )
-        loop = asyncio.get_running_loop()
-        if turn and panel.turn_since is None:
-            # He has had the move since now (or since an earlier change still on its way).
-            panel.turn_since = loop.time()
-        elif not turn:
-            panel.turn_since = None
-        # A new decision, and he has pressed since the last one came: this one waits for him
-        # from now — a ping is due whoever moved last, himself too.
-        if (
-            turn
-            and panel.turn_started is not None
-            and panel.version != snapshot.version
-            and self._pressed.get(user_id, float("-inf")) >= panel.turn_started
-        ):
-            self._unping(panel)
-            panel.turn_started = None
-        if not turn:
-            panel.turn_started = None
-            self._unping(panel)
-        elif panel.turn_started is None:
-            panel.turn_started = started = loop.time()
-            if snapshot.seats[seat].pings and not self._closed:
-                panel.ping = loop.call_later(
-                    self._ping_delay(snapshot), self._ping, panel, user_id, started
-                )
+        pinged = snapshot.seats[seat].pings and not self._closed
+        self.pings.follow(panel, snapshot, user_id, turn=turn, fire=self._ping if pinged else None)
         priority = Priority.TURN if turn else Priority.PANEL
         if priority != panel.ticket.priority:
             panel.ticket.priority = priority
             self.budget.reorder()
         self._touch(panel, snapshot)
 
-    def _ping_delay(self, snapshot: GameSnapshot) -> float:
-        """How long a new move waits for its player before his panel comes anew."""
-        if snapshot.deadline_at is None:
-            return self.ping_after
-        window = snapshot.deadline_at - self.wall_clock()
-        return max(min(self.ping_after, window * PING_SHARE), min(PING_AT_LEAST, self.ping_after))
+    # -- what the parts are told ---------------------------------------------------------
 
-    def seen(self, chat_id: int, thread_id: int | None, message_id: int) -> None:
-        """A message appeared in a chat (a command, a reply, anything the bot hears of)."""
-        key = (chat_id, thread_id or 0)
-        if message_id > self._latest.get(key, 0):
-            self._latest[key] = message_id
-        if len(self._latest) > 10_000:
-            self._latest.clear()  # a rough memory: what is forgotten is seen again soon
+    @property
+    def ping_after(self) -> float:
+        """How long a move waits for its player before his panel comes anew."""
+        return self.pings.after
 
-    def _buried(self, slot: Slot) -> bool:
-        """Whether a group's table has scrolled out of sight under later messages (a pinned
-        one never has: it is in the group's pinned bar)."""
-        if slot.private or slot.seat is not None or slot.pinned or not self._under(slot):
-            return False
-        now = asyncio.get_running_loop().time()
-        return now - self._returned.get(slot.game_id, float("-inf")) >= RETURN_EVERY
+    @ping_after.setter
+    def ping_after(self, seconds: float) -> None:
+        self.pings.after = seconds
+
+    @property
+    def can_pin(self) -> Callable[[int], Awaitable[bool]] | None:
+        """Asks Telegram whether the bot may pin messages in a group (``None``: never pin)."""
+        return self.pins.can_pin
+
+    @can_pin.setter
+    def can_pin(self, ask: Callable[[int], Awaitable[bool]] | None) -> None:
+        self.pins.can_pin = ask
 
     def may_pin(self, chat_id: int, allowed: bool) -> None:
         """Telegram told what the bot may do in a group (its membership changed)."""
-        self._may_pin[chat_id] = allowed
-        if len(self._may_pin) > 10_000:
-            self._may_pin.clear()  # a rough memory: a chat forgotten is tried once again
+        self.pins.may_pin(chat_id, allowed)
 
-    def _keep_pinned(self, slot: Slot) -> None:
-        """A game's live table is pinned in its group — silently — where the bot may pin,
-        so that chatter cannot bury it; at the game's end it is unpinned. Whether it may is
-        asked of Telegram once a group, when a table there first gets buried (:attr:`can_pin`),
-        then told by its membership's changes (:meth:`may_pin`)."""
-        if slot.private or slot.seat is not None or slot.message_id is None:
-            return
-        playing = slot.ticket.priority is Priority.TABLE and not slot.final
-        if playing == slot.pinned:
-            return
-        if playing and not self._allowed_to_pin(slot.chat_id, ask=False):
-            return
-        endpoint = "pinChatMessage" if playing else "unpinChatMessage"
-        data: dict[str, Any] = {"chat_id": slot.chat_id, "message_id": slot.message_id}
-        if playing:
-            data["disable_notification"] = True
-        share = ("game", slot.game_id)
-        note = Note(slot.chat_id, (endpoint, data), Priority.TABLE, share, paced=False, quiet=True)
-        slot.pinned = playing
-        chat_id = slot.chat_id
+    def _pin_tables(self, chat_id: int) -> None:
+        """The bot may pin in this group: its live tables are pinned now."""
+        for slot in [s for s in self._slots.values() if s.chat_id == chat_id]:
+            self.pins.keep_pinned(slot)
 
-        def refused(outcome: asyncio.Future[Outcome]) -> None:
-            if playing and outcome.result() is not Outcome.SENT:
-                self._may_pin[chat_id] = False  # no right to pin here: brought back instead
-                slot.pinned = False
+    def seen(self, chat_id: int, thread_id: int | None, message_id: int) -> None:
+        """A message appeared in a chat (a command, a reply, anything the bot hears of)."""
+        self.sight.seen(chat_id, thread_id, message_id)
 
-        self.notes.post(note).outcome.add_done_callback(refused)
-
-    def _allowed_to_pin(self, chat_id: int, *, ask: bool) -> bool:
-        """Whether the bot may pin in the group, as known. Not known yet and ``ask`` (a table
-        got buried: pinning is what would keep it in sight), Telegram is asked in the
-        background — the delivery does not wait; the group's live tables are pinned when the
-        answer is yes. Asked only then: a group whose tables stay in sight costs no question."""
-        allowed = self._may_pin.get(chat_id)
-        if (
-            allowed is None
-            and ask
-            and self.can_pin is not None
-            and chat_id not in self._asking_pin
-        ):
-            self._asking_pin.add(chat_id)
-            task = asyncio.create_task(self._ask_pin(chat_id, self.can_pin))
-            self._pin_tasks.add(task)
-            task.add_done_callback(self._pin_tasks.discard)
-        return bool(allowed)
-
-    async def _ask_pin(self, chat_id: int, can_pin: Callable[[int], Awaitable[bool]]) -> None:
-        try:
-            allowed = await can_pin(chat_id)
-        except Exception as error:
-            # Telegram cannot say: the table is brought back when buried.
-            logger.info("Could not tell whether the bot may pin in %s: %s", chat_id, error)
-            allowed = False
-        finally:
-            self._asking_pin.discard(chat_id)
-        self.may_pin(chat_id, allowed)
-        if allowed:  # the group's live tables are pinned now, not at their next change
-            for slot in [s for s in self._slots.values() if s.chat_id == chat_id]:
-                self._keep_pinned(slot)
-
-    def _under(self, slot: Slot) -> bool:
-        """Whether :data:`BURIED_AFTER` messages or more have come after the slot's."""
-        if slot.message_id is None:
-            return False
-        latest = self._latest.get((slot.chat_id, slot.thread_id or 0), 0)
-        return latest - slot.message_id >= BURIED_AFTER
+    def pressed(self, user_id: int) -> None:
+        """The person pressed a button: he is at his phone (no ping for a while)."""
+        self.pings.pressed(user_id)
 
     @property
     def group_interval(self) -> float:
@@ -448,31 +304,17 @@ class Publisher:
     def group_interval(self, seconds: float) -> None:
         self.budget.pace = seconds
 
-    def pressed(self, user_id: int) -> None:
-        """The person pressed a button: he is at his phone (no ping for a while)."""
-        self._pressed[user_id] = asyncio.get_running_loop().time()
-        if len(self._pressed) > 10_000:
-            oldest = sorted(self._pressed.values())[len(self._pressed) // 2]
-            self._pressed = {u: at for u, at in self._pressed.items() if at >= oldest}
-
-    @staticmethod
-    def _unping(panel: Slot) -> None:
-        if panel.ping is not None:
-            panel.ping.cancel()
-            panel.ping = None
-
     def _ping(self, panel: Slot, user_id: int, started: float) -> None:
         """His move has waited for him since ``started``: if he has not pressed anything
         since, his panel comes anew — it notifies — and the old one goes."""
         panel.ping = None
         if (
             self._closed
-            or panel.turn_started != started
             or panel.final
             or panel.unreachable
             or panel.message_id is None
             or self._slots.get((panel.game_id, panel.seat or 0)) is not panel
-            or self._pressed.get(user_id, float("-inf")) >= started
+            or not self.pings.due(panel, user_id, started)
         ):
             return
         panel.renew = True
@@ -484,25 +326,6 @@ class Publisher:
         process: a finished game published again, or after a restart, is not announced)."""
         return snapshot.status == "finished" and not slot.final and slot.version > 0
 
-    def _announce(self, snapshot: GameSnapshot) -> None:
-        """Send the game's result — places, scores, ratings — as a message of its own in the
-        group (once per game): it notifies, as the table's last edit does not."""
-        if snapshot.outcome is None:
-            return
-        content = result_content(translator(snapshot.chat_language), snapshot)
-        data: dict[str, Any] = {
-            "chat_id": snapshot.chat_id,
-            "text": content.text,
-            "parse_mode": "HTML",
-            "link_preview_options": NO_PREVIEW,
-        }
-        if snapshot.topic_id:
-            data["message_thread_id"] = snapshot.topic_id
-        share = ("game", snapshot.game_id)
-        self.notes.post(
-            Note(snapshot.chat_id, ("sendMessage", data), Priority.TABLE, share, must=True)
-        )
-
     def recall_panel(self, snapshot: GameSnapshot, seat: int) -> None:
         """The player wrote ``/start``: his panel comes anew only if he cannot see it — the
         computer plays for him (he may take his seat back), or it is buried under later
@@ -512,17 +335,10 @@ class Publisher:
         panel = self._slots.get((snapshot.game_id, seat))
         if panel is None or panel.final:
             return
-        if not (panel.unreachable or snapshot.seats[seat].autopilot):
-            now = asyncio.get_running_loop().time()
-            key = (snapshot.game_id, seat)
-            if (
-                not self._under(panel)
-                or now - self._recalled.get(key, -RETURN_EVERY) < RETURN_EVERY
-            ):
-                return
-            self._recalled[key] = now
-            if len(self._recalled) > 10_000:
-                self._recalled = {k: at for k, at in self._recalled.items() if now - at < 60}
+        if not (panel.unreachable or snapshot.seats[seat].autopilot) and not self.sight.recall(
+            panel
+        ):
+            return
         self.renew_panel(snapshot, seat)
 
     def renew_panel(self, snapshot: GameSnapshot, seat: int) -> None:
@@ -544,13 +360,18 @@ class Publisher:
         live = {(slot.chat_id, slot.message_id) for slot in self._games.get(game_id, ())}
         if (chat_id, message_id) in live:  # message ids count per chat
             return False
-        self.notes.tidy("deleteMessage", chat_id, message_id)
+        self._tidy("deleteMessage", chat_id, message_id)
         return True
 
     def disarm(self, chat_id: int, message_id: int) -> None:
         """Take the buttons off an old message of a game that is over (one was pressed): the
         message stays, as the chat's history, but offers nothing to press any more."""
-        self.notes.tidy("editMessageReplyMarkup", chat_id, message_id)
+        self._tidy("editMessageReplyMarkup", chat_id, message_id)
+
+    def _tidy(self, endpoint: str, chat_id: int, message_id: int) -> None:
+        """A tidy call a press asked for: a letter, written with the press's update (the
+        outbox's), once however often the message is pressed."""
+        (self.outbox or self.notes).tidy(endpoint, chat_id, message_id)
 
     def chat_moved(self, old_id: int, new_id: int) -> None:
         """A group became a supergroup: its messages must be posted again under the new id."""
@@ -663,10 +484,10 @@ class Publisher:
                 slot.changed_at = None
                 self.budget.put_back(slot.chat_id)
                 continue
-            if self._buried(slot) and not slot.final:
-                self._allowed_to_pin(slot.chat_id, ask=True)  # pinned from now on, if it may
+            if self.sight.buried(slot) and not slot.final:
+                self.pins.allowed(slot.chat_id, ask=True)  # pinned from now on, if it may
                 slot.renew = True  # back into sight: sent anew, the old one deleted
-                self._returned[slot.game_id] = loop.time()
+                self.sight.brought_back(slot.game_id)
             if slot.private:
                 self._free_at[slot.chat_id] = loop.time() + self.private_interval
             try:
@@ -676,7 +497,7 @@ class Publisher:
                 if slot.changed_at is not None and slot.seat is None:
                     metrics.table_shown(loop.time() - slot.changed_at)
                 slot.changed_at = None
-                self._keep_pinned(slot)
+                self.pins.keep_pinned(slot)
                 await self._after_turn(slot)
             except BadRequest as error:
                 # PTB files it under NetworkError, but sending it again changes nothing.
@@ -686,6 +507,11 @@ class Publisher:
                 # The budget is paused for the chat (the limiter logged it): the newest
                 # state goes out when the pause is over.
                 slot.dirty = True
+            except NotLeading:
+                # Another process leads now (the limiter said so once): it draws what the
+                # database says is not shown.
+                slot.behind = True
+                return
             except NetworkError as error:
                 if slot.failures >= len(RETRY_DELAYS):
                     logger.warning("Giving up on chat %s for now: %s", slot.chat_id, error)
@@ -750,7 +576,7 @@ class Publisher:
             slot.dirty = False  # this very flush draws it
 
     def _forget(self, slot: Slot) -> None:
-        self._unping(slot)
+        self.pings.cancel(slot)
         for key, value in list(self._slots.items()):
             if value is slot:
                 del self._slots[key]
@@ -759,7 +585,7 @@ class Publisher:
             siblings.remove(slot)
         if not siblings:
             self._games.pop(slot.game_id, None)
-            self._returned.pop(slot.game_id, None)
+            self.sight.forget(slot.game_id)
 
     # -- what the chats show ------------------------------------------------------------
 
@@ -882,11 +708,14 @@ class Publisher:
     async def drain(self) -> None:
         """Wait until nothing is left to send (tests, shutdown) — the notes it handed over
         too — and report what is shown."""
+        outbox = self.outbox
         while True:
             tasks = [s.task for s in self._slots.values() if s.task and not s.task.done()]
-            if not tasks and not self.notes.busy:
+            if not tasks and not self.notes.busy and not (outbox is not None and outbox.busy):
                 break
             await asyncio.gather(*tasks, return_exceptions=True)
+            if outbox is not None:
+                await outbox.drain()
             await self.notes.drain()
         if self._reporting is not None and not self._reporting.done():
             self._reporting.cancel()
@@ -897,7 +726,7 @@ class Publisher:
         shown by then is reported."""
         self._closed = True
         for slot in self._slots.values():
-            self._unping(slot)
+            self.pings.cancel(slot)
         tasks = [s.task for s in self._slots.values() if s.task and not s.task.done()]
         if self._reporting is not None and not self._reporting.done():
             tasks.append(self._reporting)
@@ -908,3 +737,21 @@ class Publisher:
 
     def __len__(self) -> int:
         return len(self._slots)
+
+
+def result_note(snapshot: GameSnapshot) -> Note | None:
+    """A finished game's result — places, scores, ratings — as a message of its own in its
+    group: it notifies, as the table's last edit does not. ``None`` for a game with none."""
+    if snapshot.outcome is None:
+        return None
+    content = result_content(translator(snapshot.chat_language), snapshot)
+    data: dict[str, Any] = {
+        "chat_id": snapshot.chat_id,
+        "text": content.text,
+        "parse_mode": "HTML",
+        "link_preview_options": NO_PREVIEW,
+    }
+    if snapshot.topic_id:
+        data["message_thread_id"] = snapshot.topic_id
+    share = ("game", snapshot.game_id)
+    return Note(snapshot.chat_id, ("sendMessage", data), Priority.TABLE, share, must=True)

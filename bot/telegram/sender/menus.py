@@ -7,22 +7,29 @@ kind replaces it in the chat (or forum topic), or for :data:`MENU_SECONDS` — t
 and costs the chat nothing: nobody can keep a group's window busy by pressing old boards.
 
 The newest message of each kind is remembered in memory; after a restart an old message is
-still told by its date (Telegram's, not the client's word).
+still told by its date (Telegram's, not the client's word). So is one of a chat forgotten
+because :data:`MENUS_REMEMBERED` others were sent since: memory stays bounded.
 """
 
 from __future__ import annotations
 
 import asyncio
+from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Final
+from typing import Final, Protocol
 
-from bot.telegram.sender.notes import Note, Notes, Outcome
+from bot.telegram.sender.notes import Note, Outcome
 
 #: How long a board or a picker answers its buttons.
 MENU_SECONDS: Final = 600.0
 #: The kinds of menus; one of each is live per chat (and forum topic).
 KINDS: Final = ("top", "history", "new", "rules", "language")
+#: Live menus remembered at most, and redrawn menus' contents: past it, the one sent (or
+#: redrawn) longest ago is forgotten — its date still ages it; a board forgotten is at
+#: worst redrawn once more than needed. Menus live ten minutes: the bound is reached only
+#: past 16 new menus a second.
+MENUS_REMEMBERED: Final = 10_000
 
 
 @dataclass(slots=True)
@@ -31,17 +38,26 @@ class _Live:
     timer: asyncio.TimerHandle | None
 
 
+class Tidier(Protocol):
+    """What takes a message's buttons away, once, as best it can."""
+
+    def tidy(self, endpoint: str, chat_id: int, message_id: int) -> None: ...
+
+
 class Menus:
     """The live menu of each kind in each chat, and the taking away of old menus' buttons."""
 
-    def __init__(self, notes: Notes, clock: Callable[[], float]) -> None:
-        self.notes = notes
+    def __init__(self, tidier: Tidier, clock: Callable[[], float]) -> None:
+        #: Takes old menus' buttons away (the outbox: :meth:`~.outbox.Outbox.tidy`).
+        self.tidier = tidier
         #: Wall-clock time, as Telegram dates messages.
         self.clock = clock
         self.seconds = MENU_SECONDS
-        self._live: dict[tuple[int, int, str], _Live] = {}
-        #: What each redrawn board shows, or is about to: (chat, message) → fingerprint.
-        self._showing: dict[tuple[int, int], int] = {}
+        #: The live menu of each kind in each chat and topic, the one sent longest ago first.
+        self._live: OrderedDict[tuple[int, int, str], _Live] = OrderedDict()
+        #: What each redrawn board shows, or is about to: (chat, message) → fingerprint; the
+        #: one redrawn longest ago first.
+        self._showing: OrderedDict[tuple[int, int], int] = OrderedDict()
 
     def sent(self, chat_id: int, topic: int | None, kind: str, message_id: int) -> None:
         """A menu of ``kind`` went into the chat: the one it replaces loses its buttons."""
@@ -52,12 +68,15 @@ class Menus:
         loop = asyncio.get_running_loop()
         timer = loop.call_later(self.seconds, self._expire, key, message_id)
         self._live[key] = _Live(message_id, timer)
+        self._live.move_to_end(key)
         if previous is not None:
             if previous.timer is not None:
                 previous.timer.cancel()
             self.disarm(chat_id, previous.message_id)
-        if len(self._live) > 10_000:
-            self._forget()
+        while len(self._live) > MENUS_REMEMBERED:
+            _, forgotten = self._live.popitem(last=False)
+            if forgotten.timer is not None:
+                forgotten.timer.cancel()
 
     def aged(
         self, chat_id: int, topic: int | None, kind: str, message_id: int, dated: float
@@ -74,10 +93,12 @@ class Menus:
         to show); if it does, that is what it will show."""
         key = (chat_id, message_id)
         if self._showing.get(key) == fingerprint:
+            self._showing.move_to_end(key)
             return False
-        if len(self._showing) > 10_000:
-            self._showing.clear()  # a rough memory: at worst one redraw too many
         self._showing[key] = fingerprint
+        self._showing.move_to_end(key)
+        while len(self._showing) > MENUS_REMEMBERED:
+            self._showing.popitem(last=False)
         return True
 
     def watch(self, chat_id: int, message_id: int, redraw: Note) -> None:
@@ -92,8 +113,9 @@ class Menus:
         redraw.outcome.add_done_callback(settled)
 
     def disarm(self, chat_id: int, message_id: int) -> None:
-        """Take an old menu's buttons away (once per message)."""
-        self.notes.tidy("editMessageReplyMarkup", chat_id, message_id)
+        """Take an old menu's buttons away (once per message): it is redrawn no more."""
+        self._showing.pop((chat_id, message_id), None)
+        self.tidier.tidy("editMessageReplyMarkup", chat_id, message_id)
 
     def _expire(self, key: tuple[int, int, str], message_id: int) -> None:
         live = self._live.get(key)
@@ -101,13 +123,6 @@ class Menus:
             return
         del self._live[key]
         self.disarm(key[0], message_id)
-
-    def _forget(self) -> None:
-        """Too many chats at once: forget the oldest half (their dates still age them)."""
-        for key in list(self._live)[: len(self._live) // 2]:
-            live = self._live.pop(key)
-            if live.timer is not None:
-                live.timer.cancel()
 
     def close(self) -> None:
         for live in self._live.values():

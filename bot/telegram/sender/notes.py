@@ -36,9 +36,10 @@ import orjson
 from telegram import Bot
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
+from bot.services.recent import Recent
 from bot.telegram.render.content import Button, Keyboard
 from bot.telegram.sender.budget import CallBudget, Priority, Ticket
-from bot.telegram.sender.limiter import calling
+from bot.telegram.sender.limiter import NotLeading, calling
 
 logger = logging.getLogger(__name__)
 
@@ -49,6 +50,8 @@ DROP_AFTER = 30.0
 #: Notes that may be dropped, waiting in one chat at most.
 PER_CHAT = 12
 NO_PREVIEW = '{"is_disabled":true}'
+#: Chats whose drops were said in the log lately (one line a chat until it sends again).
+TOLD = 10_000
 
 
 def markup_json(keyboard: Keyboard) -> str | None:
@@ -99,6 +102,14 @@ def message_call(
     return ("sendMessage", data)
 
 
+def tidy_note(endpoint: str, chat_id: int, message_id: int) -> Note:
+    """A tidy call: delete a message, or take its buttons off — as best it can be done (one
+    too old or already gone stays as it is); a second one for the message while the first
+    waits is the same (its key)."""
+    call = (endpoint, {"chat_id": chat_id, "message_id": message_id})
+    return Note(chat_id, call, Priority.REPLY, key=("tidy", chat_id, message_id), quiet=True)
+
+
 class Outcome(enum.Enum):
     """What became of a note."""
 
@@ -113,6 +124,8 @@ class Outcome(enum.Enum):
     LOST = "lost"
     #: Not sent: replaced by a newer note, crowded out, or out of time.
     DROPPED = "dropped"
+    #: Not sent: this process stopped leading before it could (the next leader sends it).
+    ABANDONED = "abandoned"
 
 
 #: A Bot API call, made when the note's turn comes: ``(endpoint, data)`` posted as they are.
@@ -176,10 +189,8 @@ class Notes:
         self._queues: dict[int, list[Note]] = {}
         self._workers: dict[int, asyncio.Task[None]] = {}
         self._diverting: set[asyncio.Task[None]] = set()
-        #: Messages a tidy call was set off for: (chat, message).
-        self._tidied: set[tuple[int, int]] = set()
         #: Chats whose drops were logged (one line per chat until it sends again).
-        self._told: set[int] = set()
+        self._told: Recent[int, None] = Recent(TOLD)
         self._closed = False
         #: Notes dropped, diverted and sent so far (the benchmark's and the logs' figures).
         self.dropped = 0
@@ -226,17 +237,9 @@ class Notes:
         return note
 
     def tidy(self, endpoint: str, chat_id: int, message_id: int) -> None:
-        """Delete a message, or take its buttons off, once — an old message pressed again
-        and again before the call lands costs its chat one call, not one a press — and as
-        best it can be done: one too old or already gone stays as it is."""
-        key = (chat_id, message_id)
-        if key in self._tidied:
-            return
-        if len(self._tidied) > 10_000:
-            self._tidied.clear()  # a rough memory: a message tidied long ago is gone anyway
-        self._tidied.add(key)
-        call = (endpoint, {"chat_id": chat_id, "message_id": message_id})
-        self.post(Note(chat_id, call, Priority.REPLY, key=("tidy", *key), quiet=True))
+        """Delete a message, or take its buttons off, once — in memory only (a sender with
+        no outbox: :meth:`~bot.telegram.sender.outbox.Outbox.tidy` writes it)."""
+        self.post(tidy_note(endpoint, chat_id, message_id))
 
     @property
     def waiting(self) -> int:
@@ -378,7 +381,7 @@ class Notes:
         self.dropped += 1
         note.settle(Outcome.DROPPED)
         if note.chat_id not in self._told:
-            self._told.add(note.chat_id)
+            self._told[note.chat_id] = None
             logger.info("A message for chat %s was dropped (%s)", note.chat_id, why)
 
     async def _send(self, note: Note, ticket: Ticket) -> None:
@@ -389,6 +392,11 @@ class Notes:
         except RetryAfter:
             # The chat is paused (the limiter logged it): the note waits for the pause.
             self._queues.setdefault(note.chat_id, []).insert(0, note)
+            return
+        except NotLeading:
+            # Another process leads now (the limiter said so once): what is written in the
+            # outbox is its to send.
+            note.settle(Outcome.ABANDONED)
             return
         except Forbidden as error:
             logger.info("Cannot write to chat %s: %s", note.chat_id, error)
@@ -414,7 +422,7 @@ class Notes:
             note.settle(Outcome.FAILED)
             return
         self.sent += 1
-        self._told.discard(note.chat_id)
+        self._told.pop(note.chat_id, None)
         if note.on_sent is not None:
             try:
                 note.on_sent(answer)

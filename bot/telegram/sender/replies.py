@@ -14,18 +14,30 @@ started the bot (:meth:`~bot.telegram.sender.notes.Notes.post_private`).
 
 The same counts, without the merging, limit how often a person and a group open and cancel
 lobbies (:meth:`ReplyGate.allow`): each lobby is a message in the group.
+
+What the gate remembers — per chat, per person in a chat, per reply — is forgotten once it
+has left the window, and past :data:`REMEMBERED` entries of a kind the one touched longest
+ago goes: more than the bot could answer in a window anyway (its calls are about 1,600 a
+minute in all), so memory stays bounded whatever the number of chats.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections import deque
-from collections.abc import Callable
+from collections import OrderedDict, deque
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass, field
 from enum import Enum
+from typing import Final, TypeVar
 
 logger = logging.getLogger(__name__)
+
+#: Entries of each kind the gate keeps at most (about 1 kB apiece with their moments).
+REMEMBERED: Final = 10_000
+
+Key = TypeVar("Key", bound=Hashable)
+Value = TypeVar("Value")
 
 
 class Verdict(Enum):
@@ -49,38 +61,47 @@ class ReplyGate:
     per_private: int = 20
     window: float = 60.0
     clock: Callable[[], float] = time.monotonic
-    _sent: dict[tuple[int, str], float] = field(default_factory=dict)
-    _users: dict[tuple[int, int], deque[float]] = field(default_factory=dict)
-    _chats: dict[int, deque[float]] = field(default_factory=dict)
-    _told: set[tuple[int, int]] = field(default_factory=set)
+    #: Entries of each kind kept at most.
+    remembered: int = REMEMBERED
+    #: When each reply last went into each group; the least recently sent first.
+    _sent: OrderedDict[tuple[int, str], float] = field(default_factory=OrderedDict)
+    #: The moments counted for each person in each chat, and for each chat; the least
+    #: recently counted first.
+    _users: OrderedDict[tuple[int, int], deque[float]] = field(default_factory=OrderedDict)
+    _chats: OrderedDict[int, deque[float]] = field(default_factory=OrderedDict)
+    #: Whom the log was told about being held back (until he is answered again).
+    _told: OrderedDict[tuple[int, int], None] = field(default_factory=OrderedDict)
 
     def admit(self, chat_id: int, user_id: int, key: str) -> Verdict:
         """Whether the reply ``key`` (what it says: ``"help"``, ``"rules:rank"``…) asked for
         by ``user_id`` goes into ``chat_id`` now; counted if it does."""
         now = self.clock()
+        self._forget(now)
         last = self._sent.get((chat_id, key))
-        if chat_id < 0 and last is not None and now - last < self.window:
+        if last is not None and now - last < self.window:
             return Verdict.DUPLICATE
+        asker = (chat_id, user_id)
         if not self._take(chat_id, user_id, now):
-            if (chat_id, user_id) not in self._told:
-                self._told.add((chat_id, user_id))
+            if asker not in self._told:
+                _touch(self._told, asker, None, self.remembered)
                 logger.info("Replies to user %s in chat %s held back for now", user_id, chat_id)
             return Verdict.TOO_MANY
-        self._told.discard((chat_id, user_id))
-        self._sent[chat_id, key] = now
+        self._told.pop(asker, None)
+        if chat_id < 0:  # in a private chat, the same reply twice is what its owner asked
+            _touch(self._sent, (chat_id, key), now, self.remembered)
         return Verdict.SEND
 
     def allow(self, chat_id: int, user_id: int) -> bool:
         """Whether ``user_id`` may do one more counted thing in ``chat_id`` now (open or
         cancel a lobby); counted if he may."""
-        return self._take(chat_id, user_id, self.clock())
+        now = self.clock()
+        self._forget(now)
+        return self._take(chat_id, user_id, now)
 
     def _take(self, chat_id: int, user_id: int, now: float) -> bool:
         """Count one for the person and the chat, if both are under their limits."""
-        if len(self._sent) > 10_000 or len(self._users) > 10_000:
-            self._forget(now)
-        mine = self._users.setdefault((chat_id, user_id), deque())
-        chat = self._chats.setdefault(chat_id, deque())
+        mine = self._users.get((chat_id, user_id)) or deque()
+        chat = self._chats.get(chat_id) or deque()
         for calls in (mine, chat):
             while calls and calls[0] <= now - self.window:
                 calls.popleft()
@@ -90,10 +111,28 @@ class ReplyGate:
             return False
         mine.append(now)
         chat.append(now)
+        _touch(self._users, (chat_id, user_id), mine, self.remembered)
+        _touch(self._chats, chat_id, chat, self.remembered)
         return True
 
     def _forget(self, now: float) -> None:
-        self._sent = {k: t for k, t in self._sent.items() if now - t < self.window}
-        self._users = {k: q for k, q in self._users.items() if q and now - q[-1] < self.window}
-        self._chats = {k: q for k, q in self._chats.items() if q and now - q[-1] < self.window}
-        self._told.clear()
+        """Forget what has left the window, least recently touched first (each entry once:
+        O(1) a call)."""
+        since = now - self.window
+        for moments in (self._users, self._chats):
+            while moments:
+                calls = next(iter(moments.values()))
+                if calls and calls[-1] > since:
+                    break
+                moments.popitem(last=False)
+        while self._sent and next(iter(self._sent.values())) <= since:
+            self._sent.popitem(last=False)
+
+
+def _touch(entries: OrderedDict[Key, Value], key: Key, value: Value, size: int) -> None:
+    """Set ``key``, as the most recently touched; past ``size`` entries, forget the least
+    recently touched."""
+    entries[key] = value
+    entries.move_to_end(key)
+    while len(entries) > size:
+        entries.popitem(last=False)

@@ -227,14 +227,13 @@ async def test_a_call_counts_from_its_answer_not_from_its_turn() -> None:
 
 
 async def test_a_new_leader_keeps_the_windows_of_the_one_before() -> None:
-    """The calls a previous leader made (written behind them, in epoch seconds) count here:
-    a group whose window it filled gets nothing more until its oldest call leaves it."""
+    """The calls a previous leader made (written behind them, told in this budget's clock)
+    count here: a group whose window it filled gets nothing more until its oldest call
+    leaves it."""
     clock = Clock()
     budget = CallBudget(Limits(group_calls=3, group_window=60.0, reply_calls=3), clock)
-    wall_now = 50_000.0
-    budget.restore(
-        [(GROUP, wall_now - 50), (GROUP, wall_now - 20), (GROUP, wall_now - 5)], wall_now
-    )
+    now = clock.now
+    budget.restore([(GROUP, now - 50), (GROUP, now - 20), (GROUP, now - 5)])
     assert not await granted(budget, GROUP, Priority.TURN)
     assert await granted(budget, OTHER_GROUP, Priority.TURN)
     clock.now += 10.0  # the call 50 s old leaves the minute
@@ -257,3 +256,24 @@ async def test_the_leader_journals_each_call_it_lets_through() -> None:
     assert await granted(budget, GROUP, Priority.TABLE)
     assert await granted(budget, PRIVATE, Priority.TURN)
     assert [chat for chat, _ in budget.journal] == [GROUP, PRIVATE]
+
+
+async def test_the_journal_keeps_the_budgets_own_clock() -> None:
+    """Each call is journaled when the budget's clock says (never this machine's calendar,
+    which another leader's machine does not share)."""
+    clock = Clock()
+    budget = CallBudget(Limits(), clock)
+    budget.journal = []
+    assert await granted(budget, GROUP, Priority.TABLE)
+    clock.now += 2.5
+    assert await granted(budget, PRIVATE, Priority.TURN)
+    assert budget.journal == [(GROUP, 1000.0), (PRIVATE, 1002.5)]
+
+
+async def test_a_call_the_previous_leader_dated_ahead_counts_as_just_made() -> None:
+    clock = Clock()
+    budget = CallBudget(Limits(private_calls=1, private_window=1.1), clock)
+    budget.restore([(PRIVATE, clock.now + 30)])
+    assert not await granted(budget, PRIVATE, Priority.TURN)
+    clock.now += 1.1
+    assert await granted(budget, PRIVATE, Priority.TURN)

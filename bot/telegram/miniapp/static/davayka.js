@@ -13,7 +13,10 @@
   const SUITS = { s: "♠", h: "♥", d: "♦", c: "♣" };
   const RED = new Set(["h", "d"]);
   // Refusals at sign-in: asking again cannot help. The bot closes such a socket with 4001.
-  const FINAL = new Set(["forged", "stale", "not_seated", "no_game", "malformed", "not_davayka"]);
+  // "elsewhere": the player opened the table in another window, which took this one's place.
+  const FINAL = new Set([
+    "forged", "stale", "not_seated", "no_game", "malformed", "not_davayka", "elsewhere",
+  ]);
   const FINAL_CLOSE = 4001;
   const TOAST_MS = 1200;
   const LANDED_MS = 120;
