@@ -136,7 +136,47 @@ class RecordingBotApi(FakeBotApi):
         return status, body
 
 
-class BotProcess:
+class Polling:
+    """Whether the bot polls: it is ready when ``getUpdates`` is called after a start or a
+    kill (only the process that leads polls)."""
+
+    api: FakeBotApi
+    log: Path
+    ready_at: float | None = None
+    _watching: asyncio.Task[None] | None = None
+
+    @property
+    def alive(self) -> bool:
+        raise NotImplementedError
+
+    def up_for(self) -> float:
+        """Seconds since the bot first polled after its last start or kill (0: not yet)."""
+        return 0.0 if self.ready_at is None else time.monotonic() - self.ready_at
+
+    def _watch(self) -> None:
+        self.ready_at = None
+        polls = self.api.stats.by_method["getUpdates"]
+        self._watching = asyncio.create_task(self._notice_ready(polls))
+
+    async def _notice_ready(self, polls: int) -> None:
+        watching = self._watching
+        while self._watching is watching and self.alive:
+            if self.api.stats.by_method["getUpdates"] > polls:
+                self.ready_at = time.monotonic()
+                return
+            await asyncio.sleep(0.1)
+
+    async def wait_ready(self, timeout: float = DEADLINE) -> None:  # noqa: ASYNC109
+        deadline = time.monotonic() + timeout
+        while self.ready_at is None:
+            if not self.alive:
+                raise RuntimeError(f"the bot exited at start; see {self.log}")
+            if time.monotonic() > deadline:
+                raise TimeoutError(f"the bot did not start polling in {timeout:.0f} s")
+            await asyncio.sleep(0.1)
+
+
+class BotProcess(Polling):
     """``python -m bot`` against the emulator; its output is appended to one log file."""
 
     def __init__(self, log: Path, api: FakeBotApi) -> None:
@@ -147,16 +187,10 @@ class BotProcess:
         self.starts = 0
         self.started_at: list[float] = []
         self.kills: list[float] = []
-        self.ready_at: float | None = None
-        self._watching: asyncio.Task[None] | None = None
 
     @property
     def alive(self) -> bool:
         return self.process is not None and self.process.returncode is None
-
-    def up_for(self) -> float:
-        """Seconds since the running process first polled for updates (0 when it has not)."""
-        return 0.0 if self.ready_at is None else time.monotonic() - self.ready_at
 
     async def start(self) -> None:
         self.starts += 1
@@ -173,26 +207,7 @@ class BotProcess:
                 stdout=log,
                 stderr=asyncio.subprocess.STDOUT,
             )
-        self.ready_at = None
-        polls = self.api.stats.by_method["getUpdates"]
-        self._watching = asyncio.create_task(self._notice_ready(polls))
-
-    async def _notice_ready(self, polls: int) -> None:
-        process = self.process
-        while self.process is process and self.alive:
-            if self.api.stats.by_method["getUpdates"] > polls:
-                self.ready_at = time.monotonic()
-                return
-            await asyncio.sleep(0.1)
-
-    async def wait_ready(self, timeout: float = DEADLINE) -> None:  # noqa: ASYNC109
-        deadline = time.monotonic() + timeout
-        while self.ready_at is None:
-            if not self.alive:
-                raise RuntimeError(f"the bot exited at start; see {self.log}")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"the bot did not start polling in {timeout:.0f} s")
-            await asyncio.sleep(0.1)
+        self._watch()
 
     async def kill(self) -> None:
         """SIGKILL: no shutdown code runs, nothing in memory survives."""
@@ -214,7 +229,7 @@ class BotProcess:
             await self.kill()
 
 
-class Fleet:
+class Fleet(Polling):
     """Several ``python -m bot`` processes on one PostgreSQL database, as one bot: one leads
     (it polls), the others stand by. A kill takes the leader — asked of each process' own
     ``/readyz`` — and the killed process starts again as a standby; the bot is ready again
@@ -229,15 +244,10 @@ class Fleet:
         self.starts = 0
         self.started_at: list[float] = []
         self.kills: list[float] = []
-        self.ready_at: float | None = None
-        self._watching: asyncio.Task[None] | None = None
 
     @property
     def alive(self) -> bool:
         return any(member.alive for member in self.members)
-
-    def up_for(self) -> float:
-        return 0.0 if self.ready_at is None else time.monotonic() - self.ready_at
 
     async def start(self) -> None:
         """Start every member that is not running (the first start: all of them)."""
@@ -248,27 +258,6 @@ class Fleet:
                 self.starts += 1
                 self.started_at.append(time.monotonic())
         self._watch()
-
-    def _watch(self) -> None:
-        self.ready_at = None
-        polls = self.api.stats.by_method["getUpdates"]
-        self._watching = asyncio.create_task(self._notice_ready(polls))
-
-    async def _notice_ready(self, polls: int) -> None:
-        while self.alive:
-            if self.api.stats.by_method["getUpdates"] > polls:
-                self.ready_at = time.monotonic()
-                return
-            await asyncio.sleep(0.1)
-
-    async def wait_ready(self, timeout: float = DEADLINE) -> None:  # noqa: ASYNC109
-        deadline = time.monotonic() + timeout
-        while self.ready_at is None:
-            if not self.alive:
-                raise RuntimeError(f"every bot process exited; see {self.log}")
-            if time.monotonic() > deadline:
-                raise TimeoutError(f"no bot process polled in {timeout:.0f} s")
-            await asyncio.sleep(0.1)
 
     async def _leader(self) -> BotProcess:
         """The member whose ``/readyz`` says it leads (the first alive one if none says)."""

@@ -235,6 +235,9 @@ class Process:
             await asyncio.gather(polling, return_exceptions=True)
         self.reader.halt()
         room = self.room
+        # The outbox first: what the notes drop as they close is then not marked — it is the
+        # next leader's to send.
+        await _bounded(room.outbox.close(), "closing the outbox")
         await _bounded(
             asyncio.gather(room.publisher.close(), room.notes.close()), "closing the deliveries"
         )

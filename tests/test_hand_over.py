@@ -53,6 +53,7 @@ def stopping_process(steps: Steps) -> Process:
     process.room = SimpleNamespace(  # type: ignore[assignment]
         publisher=SimpleNamespace(close=steps.step("dropping the deliveries"), budget=budget),
         notes=SimpleNamespace(close=steps.step("dropping the notes")),
+        outbox=SimpleNamespace(close=steps.step("leaving the letters to the next leader")),
         poller=SimpleNamespace(stop=steps.step("no more deadlines")),
     )
     process.application = SimpleNamespace(  # type: ignore[assignment]
@@ -85,6 +86,8 @@ async def test_the_lead_goes_only_once_what_is_in_hand_is_finished_and_marked(
     ):
         assert done.index(before) < released, f"{before} after the lead went: {done}"
     assert done[-1] == "shut down"
+    # The notes dropped as they close are not marked delivered: the outbox is closed first.
+    assert done.index("leaving the letters to the next leader") < done.index("dropping the notes")
     assert [r.levelno for r in caplog.records if r.levelno >= logging.WARNING] == []
     assert "Handed the lead over" in caplog.messages
 

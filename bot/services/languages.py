@@ -66,6 +66,11 @@ class LanguageService:
                 row.language = language
             self._chats[chat.chat_id] = row.language
 
+    def forget_chat(self, chat_id: int) -> None:
+        """The chat's language may have been written elsewhere (with a lobby): read it from
+        the database when next asked."""
+        self._chats.pop(chat_id, None)
+
     async def choose(self, chat: ChatRef, actor: Actor, language: str) -> str:
         """/language: a user's own choice in a DM; a group's by an admin or a lobby creator."""
         if language not in SUPPORTED_LANGUAGES:

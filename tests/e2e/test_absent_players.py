@@ -17,6 +17,15 @@ async def two_player_game(h: Harness) -> tuple[FakeUser, FakeUser, FakeChat]:
     return anna, boris, group
 
 
+async def play_a_little(h: Harness, players: list[FakeUser], rounds: int = 4) -> None:
+    """Each player makes his first move offered, if he has one, ``rounds`` times over."""
+    for _ in range(rounds):
+        for player in players:
+            actions = [b for b in h.panel_buttons(player) if b[1].startswith("A:")]
+            if actions:
+                await press(h, player, h.panel(player), actions[0][0])
+
+
 async def anna_plays_boris_sleeps(h: Harness, anna: FakeUser, turns: int) -> None:
     for _ in range(turns):
         actions = [b for b in h.panel_buttons(anna) if b[1].startswith("A:")]
@@ -57,11 +66,7 @@ async def test_when_everyone_is_away_the_game_ends_with_the_standings(harness: H
     h = harness
     anna, boris, group = await two_player_game(h)
     # Both play a little, then both stop: the game is past its first round.
-    for _ in range(4):
-        for player in (anna, boris):
-            actions = [b for b in h.panel_buttons(player) if b[1].startswith("A:")]
-            if actions:
-                await press(h, player, h.panel(player), actions[0][0])
+    await play_a_little(h, [anna, boris])
     for _ in range(8):
         await h.tick(61)
         if "Everyone is away" in h.table(group).text:

@@ -13,8 +13,7 @@ from sqlalchemy import func, select
 from bot.storage.database import Database
 from bot.storage.models import LetterRow
 from tests.e2e.harness import Harness
-from tests.e2e.test_absent_players import two_player_game
-from tests.e2e.test_rank_game import press
+from tests.e2e.test_absent_players import play_a_little, two_player_game
 from tests.fakes import FakeChat
 
 #: A 429 that holds a group's every call for a minute: what the bot decided waits meanwhile.
@@ -53,11 +52,7 @@ async def undelivered(h: Harness) -> int:
 async def test_a_game_that_ended_unshown_is_shown_by_the_next_process(harness: Harness) -> None:
     h = harness
     anna, boris, group = await two_player_game(h)
-    for _ in range(4):
-        for player in (anna, boris):
-            actions = [b for b in h.panel_buttons(player) if b[1].startswith("A:")]
-            if actions:
-                await press(h, player, h.panel(player), actions[0][0])
+    await play_a_little(h, [anna, boris])
     await h.settle()
     results_before = [m for m in h.api.bot_messages(group) if "is over" in (m.text or "")]
     assert results_before == []

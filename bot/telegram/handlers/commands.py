@@ -136,10 +136,10 @@ async def open_lobby(
         snapshot = await room.lobby.quick_start(where, actor, key)
     else:
         # A group without a language takes its opener's, written with the lobby (one
-        # update, one transaction); then the languages' memory learns it.
+        # update, one transaction); the languages' memory reads it again when next asked.
         language = await room.languages.for_user(actor)
         snapshot = await room.lobby.open(where, actor, key, language=language)
-        await room.languages.adopt(where, actor)
+        room.languages.forget_chat(chat.id)
     if is_person(actor) and not snapshot.seats:
         # Not known to have started the bot: a greeting in his private chat finds out, and
         # seats him if it arrives — then the lobby is posted, once (the sender's work:

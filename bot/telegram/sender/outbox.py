@@ -25,7 +25,7 @@ from typing import Any
 from bot.services.inbox import AlreadyHandled
 from bot.services.outbox import CALL, PAGE, Letter, OutboxService, PendingLetter, Settled
 from bot.services.recent import Recent
-from bot.services.types import StorageRefused
+from bot.services.types import ServiceError, StorageRefused
 from bot.telegram.sender.budget import Priority
 from bot.telegram.sender.notes import Note, Notes, Outcome, tidy_note
 
@@ -292,6 +292,10 @@ class Outbox:
     async def _draw(self, pending: PendingLetter, draw: Draw) -> None:
         try:
             note = await draw(pending)
+        except ServiceError as error:  # what it speaks of is gone: nothing to say
+            logger.info("Letter %s has nothing to say (%s); dropped", pending.id, error.code)
+            self._settle(pending, "failed", None)
+            return
         except Exception as error:  # the database is away: read again at the next sweep
             logger.warning(
                 "Letter %s could not be drawn (%s); trying again soon", pending.id, error

@@ -18,6 +18,7 @@ from bot.services.outbox import (
     PendingLetter,
     collecting,
 )
+from bot.services.types import ServiceError
 from bot.storage.database import Database
 from bot.storage.models import LetterRow
 from bot.telegram.sender.budget import CallBudget, Limits, Priority
@@ -166,12 +167,18 @@ async def test_letters_of_a_kind_of_their_own_are_drawn_when_they_go(db: Databas
     async def draw(pending: PendingLetter) -> Note | None:
         return Note(GROUP, message_call(GROUP, f"game {pending.letter.game_id} is over"))
 
+    async def gone(pending: PendingLetter) -> Note | None:
+        raise ServiceError("play.no_game")
+
     outbox.draws["result"] = draw
-    await outbox.service.record([Letter(GROUP, {}, "result", 5), Letter(GROUP, {}, "odd", 6)])
+    outbox.draws["gone"] = gone
+    await outbox.service.record(
+        [Letter(GROUP, {}, "result", 5), Letter(GROUP, {}, "odd", 6), Letter(GROUP, {}, "gone", 7)]
+    )
     outbox.start()
     await asyncio.wait_for(outbox.drain(), 10)
     assert bot.texts(GROUP) == ["game 5 is over"]
-    assert await outcomes(db) == [("sent", 1), ("failed", None)]
+    assert await outcomes(db) == [("sent", 1), ("failed", None), ("failed", None)]
     await outbox.close()
 
 
