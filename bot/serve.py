@@ -260,7 +260,7 @@ class Process:
                 self.reader.inbox.record_calls(budget.journal, budget.now), "writing the calls"
             )
         await _bounded(self.leadership.release(), "letting the lead go")
-        if was_leader:
+        if was_leader and not self.leadership.lost.is_set():
             logger.info("Handed the lead over")
         if application.post_shutdown is not None:
             await _bounded(application.post_shutdown(application), "shutting down")

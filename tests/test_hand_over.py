@@ -63,7 +63,7 @@ def stopping_process(steps: Steps) -> Process:
         shutdown=steps.step("shut down"),
     )
     process.leadership = SimpleNamespace(  # type: ignore[assignment]
-        release=steps.step("letting the lead go")
+        release=steps.step("letting the lead go"), lost=asyncio.Event()
     )
     return process
 
@@ -117,3 +117,15 @@ def test_each_bot_api_call_asks_the_leadership_first(tmp_path: Path) -> None:
     limiter = application.bot.rate_limiter
     assert isinstance(limiter, BudgetRateLimiter)
     assert limiter.fence == leadership.leads
+
+
+async def test_a_process_that_lost_the_lead_does_not_say_it_handed_it_over(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    caplog.set_level(logging.INFO)
+    steps = Steps()
+    process = stopping_process(steps)
+    process.leadership.lost.set()
+    await process.hand_over()
+    assert "Handed the lead over" not in caplog.messages
+    assert "letting the lead go" in steps.done
