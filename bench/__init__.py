@@ -9,8 +9,12 @@ One module per measurement, each returning :class:`bench.report.Figure` values:
 * :mod:`bench.resume` — start-up with 10,000 active games in the database;
 * :mod:`bench.memory` — memory the running bot keeps per active game.
 
-:mod:`bench.world` builds the bot on the fake Bot API (``tests.fakes``), :mod:`bench.clone`
+:mod:`bench.world` builds the bot on the fake Bot API (:mod:`bot.sandbox`), as
+:mod:`bench.harness` does for the Mini App (and the end-to-end tests), :mod:`bench.clone`
 copies game rows to make many games fast, :mod:`bench.warp` runs an event loop on simulated
 time, :mod:`bench.press_profile` shows where a press's time goes (``--profile``), and
 :mod:`bench.report` holds the targets and prints the table and the ``SUMMARY`` line.
+
+The benchmarks stand on the package, never on ``tests``: ``pip install -e .`` runs them (the
+PostgreSQL part also needs the ``postgres`` extra, and says so when it is missing).
 """

@@ -1,11 +1,20 @@
 """``python -m bench [--quick] [--only NAME…] [--profile] [--markdown]``: measure Cardroom.
 
 Runs every measurement (engines, actions with the floor, calls, resume, memory, the flood
-limits under pressure, storing updates in the inbox, and several bot processes on PostgreSQL),
-prints a table with the targets of issues #10, #17, #19, #27 and #29 beside the figures, and,
-last, one line ``SUMMARY {json}`` with every figure by key. ``--quick`` finishes in under a
-minute on a two-core machine; without it the runs are longer and steadier. ``--profile``
-prints where a press's time goes instead (see :mod:`bench.press_profile`).
+limits under pressure, storing updates in the inbox, Davay-ka! on chat panels and in its Mini
+App, and several bot processes on PostgreSQL), prints a table with the targets of issues #10,
+#17, #19, #27 and #29 beside the figures, and, last, one line ``SUMMARY {json}`` with every
+figure by key. ``--profile`` prints where a press's time goes instead (see
+:mod:`bench.press_profile`).
+
+``--quick`` runs the quick measurements, shorter, in under a minute on a two-core machine: the
+long ones (the flood runs, the start-up's background redraw, the Mini App in real time, the
+processes on PostgreSQL) are left to ``--only NAME…`` (with ``--quick``: shorter) and to the
+full run, and said so in one line each.
+
+It stands on the package alone (the Bot API emulator of :mod:`bot.sandbox`), so an install
+without the test extras runs it: ``pip install -e .``; the PostgreSQL part also needs
+``pip install -e '.[postgres]'`` and says so in one line where asyncpg is missing.
 """
 
 from __future__ import annotations
@@ -30,9 +39,8 @@ from bench import (
     memory,
     quick_play,
     resume,
-    workers,
 )
-from bench.report import TARGETS, Figure, markdown, summary_line, table
+from bench.report import Figure, markdown, summary_line, table
 
 MEASUREMENTS = (
     "engines",
@@ -45,8 +53,6 @@ MEASUREMENTS = (
     "davayka",
     "workers",
 )
-#: Issue #29's targets, beside the others.
-TARGETS.update(workers.TARGETS)
 
 
 class _Problems(logging.Handler):
@@ -66,13 +72,35 @@ class _Problems(logging.Handler):
 
 def _arguments(argv: Sequence[str] | None) -> argparse.Namespace:
     parser = argparse.ArgumentParser(prog="python -m bench", description=__doc__)
-    parser.add_argument("--quick", action="store_true", help="shorter runs (under a minute)")
+    parser.add_argument(
+        "--quick",
+        action="store_true",
+        help="the quick measurements, shorter (under a minute); the long ones only with --only",
+    )
     parser.add_argument(
         "--only", nargs="+", choices=MEASUREMENTS, help="run only these measurements"
     )
     parser.add_argument("--profile", action="store_true", help="profile a press by layer")
     parser.add_argument("--markdown", action="store_true", help="also print a Markdown table")
     return parser.parse_args(argv)
+
+
+def _workers(folder: Path, quick: bool) -> list[Figure]:
+    """Several processes on PostgreSQL: they need asyncpg, which only the ``postgres`` extra
+    installs."""
+    try:
+        from bench import workers
+    except ModuleNotFoundError as error:
+        if error.name != "asyncpg":
+            raise
+        print("workers: skipped — needs the postgres extra: pip install -e '.[postgres]'")
+        return []
+    return workers.measure(folder, quick)
+
+
+def _left_out(name: str, what: str) -> list[Figure]:
+    print(f"{name}: {what} left out of --quick (--only {name}, or the full run, measures it)")
+    return []
 
 
 def _load() -> float:
@@ -97,6 +125,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 0
     chosen = arguments.only or MEASUREMENTS
     quick = arguments.quick
+    # A quick run of everything leaves out what takes minutes; one asked for by name runs.
+    whole = not quick or bool(arguments.only)
     figures: list[Figure] = []
     started = time.perf_counter()
     cpu_started = time.process_time()
@@ -107,15 +137,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             "engines": lambda: engines.measure(quick),
             "actions": lambda: actions.measure(folder / "actions", quick),
             "calls": lambda: calls.measure(folder / "calls", quick),
-            "resume": lambda: resume.measure(folder / "resume", quick),
+            "resume": lambda: [
+                *resume.measure(folder / "resume", quick, catch_up=whole),
+                *([] if whole else _left_out("resume", "the redraw after the start-up")),
+            ],
             "memory": lambda: memory.measure(folder / "memory", quick),
-            "flood": lambda: flood.measure(folder / "flood", quick),
+            "flood": lambda: (
+                flood.measure(folder / "flood", quick)
+                if whole
+                else _left_out("flood", "the flood limits' runs (minutes of simulated play)")
+            ),
             "inbox": lambda: inbox_store.measure(folder / "inbox", quick),
             # The chat panels' figures, then the same players on the Mini App's sockets.
-            "davayka": lambda: davayka_app.measure(
-                folder / "davayka", quick, quick_play.measure(folder / "davayka", quick)
+            "davayka": lambda: (
+                davayka_app.measure(
+                    folder / "davayka", quick, quick_play.measure(folder / "davayka", quick)
+                )
+                if whole
+                else [
+                    *quick_play.measure(folder / "davayka", quick),
+                    *_left_out("davayka", "the Mini App's run in real time"),
+                ]
             ),
-            "workers": lambda: workers.measure(folder / "workers", quick),
+            "workers": lambda: (
+                _workers(folder / "workers", quick)
+                if whole
+                else _left_out("workers", "several processes on PostgreSQL")
+            ),
         }
         for name in chosen:
             step_started = time.perf_counter()

@@ -34,7 +34,7 @@ from bench import clone
 from bench.floor import FloorBot, FloorDatabase
 from bench.report import Figure, percentile
 from bench.world import KINDS, BenchGame, Press, World, sqlite_url
-from tests.fakes import FakeBotApi
+from bot.sandbox.bot_api import FakeBotApi
 
 ACTIVE_GAMES = 1_000
 IN_FLIGHT = 50

@@ -28,10 +28,10 @@ from bench.report import Figure
 from bench.warp import warped
 from bench.world import EPOCH, KINDS, BenchGame, World, sqlite_url
 from bot.games.registry import get_rules
+from bot.sandbox.bot_api import FakeBotApi, coerce_params
 from bot.storage.repositories import Actions, Games
 from bot.telegram.sender.budget import Limits
 from bot.telegram.sender.live import GROUP_INTERVAL, PRIVATE_INTERVAL
-from tests.fakes import FakeBotApi, coerce_params
 
 #: Seconds between two presses in one game, on average: a person reading his panel and
 #: deciding. Each wait is drawn from PACE ± JITTER, and each game starts at its own moment:

@@ -1,6 +1,6 @@
 """``python -m bench.chaos``: a long chaos run against the real bot process, killed at random.
 
-The fake Bot API (``tests.fakes``) is served over HTTP in this process; ``python -m bot`` runs
+The fake Bot API (:mod:`bot.sandbox`) is served over HTTP in this process; ``python -m bot`` runs
 as a subprocess against it (``TELEGRAM_API_BASE_URL``) with a scratch database and short turn
 windows. A :class:`~bench.crowd.Crowd` of simulated people opens games of every kind and
 presses anything it sees; now and then one person goes silent for minutes; the bot is killed
@@ -60,11 +60,12 @@ from bench.chaos_checks import (
     load_games,
 )
 from bench.crowd import Crowd
-from bot.sandbox.models import JSONDict
+from bot.sandbox.bot_api import FakeBotApi
+from bot.sandbox.models import FakeCallback, FakeUser, JSONDict, Upload
+from bot.sandbox.server import FakeBotApiServer
 from bot.storage.database import Database
 from bot.storage.migrate import upgrade_async
 from bot.storage.models import CANCELLED, FINISHED, LOBBY, PLAYING, LetterRow
-from tests.fakes import FakeBotApi, FakeBotApiServer, FakeCallback, FakeUser, Upload
 
 ROOT = Path(__file__).resolve().parents[1]
 #: A game overdue by more than this, while the bot has been up at least as long, is stuck.
@@ -239,7 +240,7 @@ class Fleet(Polling):
         self.log = log
         self.api = api
         self.members = [BotProcess(log, api) for _ in range(count)]
-        self.ports = [_free_port() for _ in range(count)]
+        self.ports = [free_port() for _ in range(count)]
         self.env: dict[str, str] = {}
         self.starts = 0
         self.started_at: list[float] = []
@@ -284,7 +285,7 @@ class Fleet(Polling):
         self.ready_at = None
 
 
-def _free_port() -> int:
+def free_port() -> int:
     with contextlib.closing(socket.socket()) as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])

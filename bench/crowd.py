@@ -1,6 +1,6 @@
 """Simulated people for chaos runs: they open games, press whatever they see and forge data.
 
-A :class:`Crowd` lives in the fake Bot API (``tests.fakes``): a few people, one of whom never
+A :class:`Crowd` lives in the fake Bot API (:mod:`bot.sandbox`): a few people, one of whom never
 started the bot, in a few groups. :meth:`Crowd.act` makes one person do one random thing —
 open a game of any kind (in a group, or against the computer in his own chat), send a
 command, press a button of a message he can see (the groups' and his own chat's), or press
@@ -15,7 +15,8 @@ from collections import Counter
 from dataclasses import dataclass, field
 from random import Random
 
-from tests.fakes import FakeBotApi, FakeCallback, FakeChat, FakeMessage, FakeUser
+from bot.sandbox.bot_api import FakeBotApi
+from bot.sandbox.models import FakeCallback, FakeChat, FakeMessage, FakeUser
 
 GAMES = ("rank", "trumps", "advantage", "progression", "davayka")
 NAMES = ("Anna", "Boris", "Clara", "Denis", "Elena", "Farid", "Galina", "Hugo")
@@ -55,6 +56,8 @@ class Crowd:
     callbacks: list[FakeCallback] = field(default_factory=list)
     #: How many times each kind of thing was done ("press", "forged", "/new", ...).
     done: Counter[str] = field(default_factory=Counter)
+    #: People who opened a game against the computer and deal it at their next turn.
+    dealing: set[int] = field(default_factory=set)
 
     @classmethod
     def gather(cls, api: FakeBotApi, rng: Random, *, people: int = 5, groups: int = 2) -> Crowd:
@@ -89,12 +92,17 @@ class Crowd:
         return seen
 
     async def act(self, user: FakeUser) -> None:
-        """``user`` does one random thing."""
+        """``user`` does one random thing — or, having opened a game against the computer,
+        deals it (most who open one do, soon)."""
+        if user.id in self.dealing and await self._deal(user):
+            return
         roll = self.rng.random()
         if roll < 0.07:
             await self._say(user, self.rng.choice(self.groups), f"/new {self.rng.choice(GAMES)}")
         elif roll < 0.08:
             await self._say(user, user, f"/new {self.rng.choice(GAMES)}")
+            if user.started:
+                self.dealing.add(user.id)
         elif roll < 0.10:
             command = self.rng.choice(("/cancel", "/top", "/help", "/rules rank"))
             await self._say(user, self.rng.choice(self.groups), command)
@@ -108,6 +116,21 @@ class Crowd:
             return  # writing to the bot would start it
         await self.api.send_text(user, chat, text)
         self.done[text.split()[0]] += 1
+
+    async def _deal(self, user: FakeUser) -> bool:
+        """Press Deal on the game against the computer his private chat shows, if it does."""
+        self.dealing.discard(user.id)
+        for message in reversed(self.api.bot_messages(user)):
+            deal = [
+                value
+                for row in self.api.buttons(message)
+                for _, value in row
+                if value.startswith("L:") and value.endswith(":start")
+            ]
+            if deal:
+                await self._send(user, message, deal[0], "press")
+                return True
+        return False
 
     async def _press(self, user: FakeUser) -> None:
         messages = self.visible(user)

@@ -64,12 +64,15 @@ from tornado.netutil import bind_sockets
 from tornado.web import Application
 from tornado.websocket import WebSocketClientConnection, websocket_connect
 
+from bench.harness import Harness
 from bench.quick_play import REACT
 from bench.report import Figure, percentile
 from bench.world import sqlite_url
 from bot.app import settle
 from bot.games.cards import parse_card
 from bot.games.davayka import DavaykaView, fits
+from bot.sandbox.bot_api import FakeBotApi
+from bot.sandbox.models import FakeUser
 from bot.services.authority import Origin
 from bot.services.types import Actor, ChatRef, GameSnapshot
 from bot.storage.models import GameRow
@@ -80,8 +83,6 @@ from bot.telegram.miniapp.server import MiniApp
 from bot.telegram.poller import POLL_SECONDS
 from bot.telegram.sender.budget import Limits
 from bot.telegram.sender.live import GROUP_INTERVAL
-from tests.e2e.harness import Harness
-from tests.fakes import FakeBotApi, FakeUser
 
 #: Seconds each frame spends on the way, each way.
 NETWORK = (0.05, 0.15)

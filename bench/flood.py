@@ -50,12 +50,13 @@ from telegram import Update
 from bench.report import Figure, percentile
 from bench.warp import warped
 from bench.world import EPOCH, BenchGame, Press, World, sqlite_url
+from bot.sandbox.bot_api import FakeBotApi
+from bot.sandbox.models import FakeCallback, FakeChat, FakeUser
 from bot.telegram.intake import Intake
 from bot.telegram.render import Content
 from bot.telegram.sender.budget import Limits
 from bot.telegram.sender.live import GROUP_INTERVAL, Publisher, Slot
 from bot.telegram.sender.notes import Note, Outcome
-from tests.fakes import FakeBotApi, FakeCallback, FakeChat, FakeUser
 
 #: A move every this many seconds in each game of the ceiling runs; the panel's deadline.
 MOVE_EVERY, PANEL_WITHIN = 10.0, 2.0

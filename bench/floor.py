@@ -26,7 +26,8 @@ from telegram.ext import ApplicationBuilder, CallbackQueryHandler, ContextTypes
 
 from bench.world import Press, unlimited_rate_limiter
 from bot.app import App
-from tests.fakes import FakeBotApi, FakeRequest
+from bot.sandbox.bot_api import FakeBotApi
+from bot.sandbox.request import FakeRequest
 
 
 async def _answer(update: Update, _context: ContextTypes.DEFAULT_TYPE) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 import httpx
 from prometheus_client.parser import text_string_to_metric_families
 
-from tests.fakes import FakeBotApi
+from bot.sandbox.bot_api import FakeBotApi
 
 logger = logging.getLogger(__name__)
 

@@ -26,11 +26,9 @@ from pathlib import Path
 import asyncpg  # type: ignore[import-untyped]
 import httpx
 
-from bench.chaos import ROOT, BotProcess
+from bench.chaos import ROOT, BotProcess, free_port
 from bench.workers_balancer import answers
-from tests.e2e.test_process import bot_env
-from tests.e2e.test_webhook_processes import free_port
-from tests.fakes import FakeBotApi
+from bot.sandbox.bot_api import FakeBotApi
 
 #: The PostgreSQL server the run asks for a scratch database (``BENCH_DATABASE_URL`` to change).
 DEFAULT_DATABASE_URL = "postgresql+asyncpg://postgres@127.0.0.1:5432/postgres"
@@ -96,8 +94,14 @@ class Fleet:
         self.ports = [free_port() for _ in range(count)]
         self.processes = [BotProcess(folder / f"bot-{n}.log", api) for n in range(count)]
         for process, port in zip(self.processes, self.ports, strict=True):
-            env = bot_env(base_url, api.token, folder)
+            env = {
+                k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "DATABASE_"))
+            }
             env.update(
+                TELEGRAM_BOT_TOKEN=api.token,
+                TELEGRAM_API_BASE_URL=base_url,
+                # Unused in webhook mode, where health shares the webhook's port.
+                HEALTH_PORT="0",
                 PYTHONPATH=os.pathsep.join(filter(None, (root, env.get("PYTHONPATH")))),
                 DATABASE_URL=database_url,
                 WEBHOOK_URL=WEBHOOK_URL,

@@ -22,7 +22,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from random import Random
 
-from tests.fakes import FakeBotApi, FakeCallback, FakeUser
+from bot.sandbox.bot_api import FakeBotApi
+from bot.sandbox.models import FakeCallback, FakeUser
 
 #: Seconds from seeing a decision to pressing, for an attentive player...
 REACTION = (0.8, 1.6)

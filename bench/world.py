@@ -1,7 +1,7 @@
 """The bot under measurement: the real Application, services and SQLite, on the fake Bot API.
 
 A :class:`World` builds the Application exactly as :func:`bot.app.build_application` does for
-production, with the in-process fake Bot API (``tests.fakes``) as its transport. Games are
+production, with the in-process fake Bot API (:mod:`bot.sandbox`) as its transport. Games are
 created through the services (``open`` → ``join`` → ``start``), and presses go through the
 Application the way Telegram's updates do: ``await app.process_update(Update.de_json(...))``.
 """
@@ -23,6 +23,9 @@ from telegram import Update
 
 from bench import clone
 from bot.app import App, build_application
+from bot.sandbox.bot_api import FakeBotApi
+from bot.sandbox.models import FakeCallback, FakeChat, FakeUser
+from bot.sandbox.request import FakeRequest
 from bot.services.authority import Origin
 from bot.services.types import Actor, ChatRef, GameSnapshot
 from bot.settings import Settings
@@ -32,7 +35,6 @@ from bot.telegram.handlers import Cardroom
 from bot.telegram.intake import PressThrottle
 from bot.telegram.sender.budget import CallBudget, Limits
 from bot.telegram.sender.limiter import BudgetRateLimiter
-from tests.fakes import FakeBotApi, FakeCallback, FakeChat, FakeRequest, FakeUser
 
 #: Seats per game of each kind, humans only (Rank varies 2–4 over its games).
 KINDS = ("rank", "trumps", "advantage", "progression", "davayka")

@@ -128,13 +128,17 @@ def counted_outcome(outcome: Outcome, abandoned: Collection[int]) -> Outcome:
     Leaving never pays (the rule of every game, see :class:`Rules`): the seats that stayed keep
     their order and their ties among themselves and all rank above every abandoned seat; the
     abandoned seats share the place after the last seat that stayed — tied among themselves,
-    so that nobody gains on another leaver by leaving first. With nobody staying they all share
-    the first place, a draw that counts for none of them (the ratings see to that). Places are
-    a competition ranking, as :func:`places_from_ranking` gives them; the scores are kept as
-    the game counted them, being what was on the table.
+    so that nobody gains on another leaver by leaving first. Places are a competition ranking,
+    as :func:`places_from_ranking` gives them — but for a game that nobody stayed in to the
+    end: nobody won it, and they all share the *last* place, a loss for each (not a draw,
+    which a shared first place would read as on the table, on the panels and in the
+    history). The scores are kept as the game counted them, being what was on the table.
     """
-    if not any(seat in abandoned for seat in range(len(outcome.places))):
+    seats = range(len(outcome.places))
+    if not any(seat in abandoned for seat in seats):
         return outcome
+    if all(seat in abandoned for seat in seats):
+        return Outcome((len(outcome.places),) * len(outcome.places), outcome.scores)
     keys = [
         (1, 0) if seat in abandoned else (0, place) for seat, place in enumerate(outcome.places)
     ]

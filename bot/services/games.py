@@ -20,7 +20,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 from bot.games.engine import Event, Outcome, Rules
 from bot.games.registry import get_rules
 from bot.services.outbox import RESULT, Letter, add_letters, result_body
-from bot.services.ratings import RatedGame, record_game
+from bot.services.ratings import RatedGame, rated_game, record_game
 from bot.services.snapshots import (
     ChatColumns,
     GameColumns,
@@ -94,6 +94,8 @@ class GameAtHand:
     seats: Sequence[SeatColumns]
     users: Mapping[int, UserColumns]
     chat: ChatColumns | None
+    #: A finished game's rating changes as read with it (``None``: not read, or not over).
+    rated: RatedGame | None
 
     @property
     def infos(self) -> tuple[SeatInfo, ...]:
@@ -116,6 +118,7 @@ class GameAtHand:
         ratings: RatedGame | None = None,
     ) -> GameSnapshot:
         snapshot = build_snapshot(self.row, self.infos, self.chat, state=state, events=events)
+        ratings = ratings or self.rated
         if ratings is None or not ratings.changes:
             return snapshot
         return replace(snapshot, ratings=ratings.changes, provisional=ratings.provisional)
@@ -130,6 +133,7 @@ class LoadedGame(GameAtHand):
     seats: list[SeatRow]
     users: dict[int, UserRow]
     chat: ChatRow | None
+    rated: RatedGame | None = None
 
     def seat_of(self, user_id: int) -> SeatRow | None:
         return next((s for s in self.seats if s.user_id == user_id), None)
@@ -145,6 +149,8 @@ class PlainGame(GameAtHand):
     seats: list[SeatRecord]
     users: dict[int, UserRecord]
     chat: ChatRecord | None
+    #: Never read: a plain game is one still being played.
+    rated: RatedGame | None = None
 
     @classmethod
     def of(cls, records: GameRecords) -> PlainGame:
@@ -168,7 +174,10 @@ class GameStore:
         row, chat, seated = found
         seats = [seat for seat, _user in seated]
         users = {user.id: user for _seat, user in seated if user is not None}
-        return LoadedGame(session, row, seats, users, chat)
+        # A finished game shows what it did to the ratings wherever it is shown again (a
+        # rematch republishes it, /history summarises it): they are read with it.
+        rated = await rated_game(session, row.id, row.chat_id) if row.status == FINISHED else None
+        return LoadedGame(session, row, seats, users, chat, rated)
 
     @staticmethod
     def load_plain(connection: sqlite3.Connection, game_id: int) -> PlainGame:

@@ -60,6 +60,13 @@ LOBBY_IDLE_SECONDS = 30 * 60
 REMATCH_SECONDS = 60
 #: Lobbies whose timer has run out that one poller pass handles at most.
 DUE_BATCH = 50
+#: A game against the computer in a private chat is one person's sitting, not a group's
+#: evening: it starts at the shortest of the choices its lobby offers (Rank's round limit,
+#: Progression's target score); the private lobby offers the rest before the deal.
+SOLO_OPTIONS: Mapping[str, Mapping[str, Any]] = {
+    "rank": {"round_limit": 25},
+    "progression": {"target": 100},
+}
 
 
 def turn_choices(default: int) -> tuple[int, ...]:
@@ -140,14 +147,24 @@ class LobbyService:
         """
         return await self._open(chat, actor, game_key, language=language)
 
+    def solo_options(self, rules: Rules[Any, Any]) -> dict[str, Any]:
+        """The options a game against the computer starts with (:data:`SOLO_OPTIONS`)."""
+        choices = self.option_choices(rules)
+        options = self.default_options(rules)
+        for key, value in SOLO_OPTIONS.get(rules.key, {}).items():
+            if value in choices.get(key, ()):
+                options[key] = value
+        return options
+
     async def quick_start(self, chat: ChatRef, actor: Actor, game_key: str) -> GameSnapshot:
-        """In a private chat: a game against the computer, dealt at once.
+        """In a private chat: a game against the computer, its options offered before the deal.
 
         The user takes the first seat and computer players fill the rest up to the game's
-        minimum; table and panel then share the private chat. The lobby is opened and dealt
-        in one transaction.
+        minimum, all in the one transaction that opens it: the lobby can be dealt at once
+        (its Deal button, :meth:`start`), or first set to his taste — one person's sitting
+        starts short (:meth:`solo_options`). Table and panel then share the private chat.
         """
-        return await self._open(chat, actor, game_key, deal=True)
+        return await self._open(chat, actor, game_key, solo=True)
 
     async def _open(
         self,
@@ -156,9 +173,9 @@ class LobbyService:
         game_key: str,
         *,
         language: str | None = None,
-        deal: bool = False,
+        solo: bool = False,
     ) -> GameSnapshot:
-        """Open a lobby (:meth:`open`); with ``deal``, fill it with computers and deal it in
+        """Open a lobby (:meth:`open`); with ``solo``, a private one, filled with computers in
         the same transaction (:meth:`quick_start`)."""
         if game_key not in GAMES:
             raise ServiceError("lobby.unknown_game")
@@ -187,14 +204,15 @@ class LobbyService:
                         game_key=existing.game_key,
                     )
                 number = await games.next_number(chat.chat_id)
-                row = self._new_lobby(chat, game_key, self.default_options(rules), actor, number)
+                options = self.solo_options(rules) if solo else self.default_options(rules)
+                row = self._new_lobby(chat, game_key, options, actor, number)
                 games.add(row)
                 await games.flush()
                 if user is not None and user.started:
                     self._add_seat(session, row.id, 0, actor.user_id, actor.first_name)
                     await session.flush()
                 game = await self.store.load_row(session, row)
-                if not deal:
+                if not solo:
                     if not chat.is_private:
                         await claim_waiting(
                             session,
@@ -209,7 +227,7 @@ class LobbyService:
                 for seat in range(len(game.seats), rules.min_players):
                     self._add_seat(session, row.id, seat, None, "")
                 await session.flush()
-                return await self._deal(await self.store.load(session, row.id, lock=True))
+                return (await self.store.load(session, row.id)).snapshot()
         except IntegrityError:
             # Two /new raced for the same topic: the other one won.
             raise ServiceError("lobby.exists") from None

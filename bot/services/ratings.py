@@ -12,7 +12,7 @@ stayed, :func:`~bot.games.engine.counted_outcome`) and are passed to the model a
 result of a seat, for the tallies:
 
 - a *loss* for an abandoned seat, whatever the places (every person gone and no computer
-  playing: they all share the first place, and it is still no draw for any of them);
+  playing: they all share the last place, tied — and it is no draw for any of them);
 - a *draw* when every seat shares one place (nobody beat anybody);
 - a *win* when the seat is placed first otherwise (a shared first place is a win);
 - a *loss* in every other case.
@@ -130,6 +130,12 @@ def rate_players(
     }
 
 
+def shown_board(chat_id: int) -> int:
+    """The board a game's players see its ratings on: its group's — or the global one for a
+    game in a private chat, where the chat is the player's own."""
+    return GLOBAL_BOARD if chat_id > 0 else chat_id
+
+
 @dataclass(frozen=True, slots=True)
 class RatedGame:
     """A finished game's rating changes as its players see them: by seat, the rating before
@@ -158,7 +164,7 @@ async def record_game(
     private chat (where the chat is the player's own) — and which of those seats' ratings are
     still provisional there (fewer than :data:`MIN_GAMES` games).
     """
-    shown_board = GLOBAL_BOARD if chat_id > 0 else chat_id
+    board_shown = shown_board(chat_id)
     shown: dict[int, tuple[int, int]] = {}
     provisional: set[int] = set()
     ids = [COMPUTER_PLAYER if player is None else player for player in players]
@@ -175,7 +181,7 @@ async def record_game(
                 after[player] = before[player]
         for seat, (player, result) in enumerate(zip(ids, results, strict=True)):
             _tally(rows[player], result)
-            if board == shown_board and players[seat] is not None:
+            if board == board_shown and players[seat] is not None:
                 shown[seat] = (before[player].display, after[player].display)
                 if rows[player].games < MIN_GAMES:
                     provisional.add(seat)
@@ -197,6 +203,31 @@ async def record_game(
             row = rows[player]
             row.mu, row.sigma, row.updated_at = skill.mu, skill.sigma, now
     return RatedGame(shown, frozenset(provisional))
+
+
+async def rated_game(session: AsyncSession, game_id: int, chat_id: int) -> RatedGame:
+    """A finished game's rating changes read back — what :func:`record_game` returned when
+    it finished: each person's seat's rating before and after on the board people see for
+    this game, and which were provisional then — so that every later snapshot of the game
+    (a rematch's republished table, a summary in ``/history``) shows them as its end did.
+    Empty for a game that was not rated."""
+    repository = RatingChanges(session)
+    changes = [
+        change
+        for change in await repository.of_games([game_id], shown_board(chat_id))
+        if change.player_id != COMPUTER_PLAYER
+    ]
+    games = await repository.games_until(changes)
+    return RatedGame(
+        {
+            change.seat: (
+                displayed(change.mu_before, change.sigma_before),
+                displayed(change.mu, change.sigma),
+            )
+            for change in changes
+        },
+        frozenset(change.seat for change in changes if games.get(change.id, 0) < MIN_GAMES),
+    )
 
 
 def _tally(row: RatingRow, result: SeatResult) -> None:

@@ -5,7 +5,8 @@ module only reads them. A player is on a board from his first rated game there, 
 board fills as soon as people play; below :data:`~bot.services.ratings.MIN_GAMES` games his
 line is :attr:`~BoardLine.provisional` (the rating has not settled yet) but ranked by its
 rating like any other. The computer is left off unless asked for. ``/stats`` shows the global
-board's numbers, ``/history`` the chat's.
+board's numbers, ``/history`` the chat's games (in a private chat: its person's, wherever
+played).
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from datetime import UTC, datetime
 from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.services.games import GameStore
-from bot.services.ratings import MIN_GAMES, Skill, Z, displayed
+from bot.services.ratings import MIN_GAMES, Skill, Z, displayed, shown_board
 from bot.services.types import GameSnapshot, ServiceError
 from bot.storage.database import Database
 from bot.storage.models import (
@@ -109,6 +110,11 @@ class GameStats:
     best_streak: int
     #: The rating before the first game, then after each game, oldest first.
     history: tuple[int, ...]
+
+    @property
+    def provisional(self) -> bool:
+        """Too few games for the rating to say much yet: marked as the boards mark it."""
+        return self.games < MIN_GAMES
 
 
 @dataclass(frozen=True, slots=True)
@@ -249,20 +255,33 @@ class StatsService:
     # -- a chat's finished games ----------------------------------------------------------
 
     async def history(self, chat_id: int, limit: int = HISTORY_SIZE) -> list[PlayedGame]:
-        """The chat's last finished games, newest first, with places and rating changes."""
+        """The chat's last finished games, newest first, with places and rating changes.
+
+        A private chat's are its person's own games, wherever he played them (a group's, or
+        against the computer in this chat): that is whose history a person asks for there.
+        """
         async with self.db.transaction() as session:
-            rows = await FinishedGames(session).latest(chat_id, limit)
-            return await _played_games(session, chat_id, rows)
+            finished = FinishedGames(session)
+            if chat_id > 0:
+                rows = await finished.latest_of_player(chat_id, limit)
+            else:
+                rows = await finished.latest(chat_id, limit)
+            return await _played_games(session, rows)
 
     async def summary(self, chat_id: int, game_id: int) -> GameSummary:
-        """One finished game of this chat: its final table and what its action log says."""
+        """One finished game of this chat's history (:meth:`history`): its final table and
+        what its action log says."""
         async with self.db.transaction() as session:
             row = await Games(session).get(game_id)
-            if row is None or row.chat_id != chat_id or row.status != FINISHED:
+            if (
+                row is None
+                or row.status != FINISHED
+                or not await _in_history(session, row, chat_id)
+            ):
                 raise ServiceError("history.not_found")
             snapshot = (await self._store.load_row(session, row)).snapshot()
             actions = await Actions(session).of_game(game_id)
-            (played,) = await _played_games(session, chat_id, [row])
+            (played,) = await _played_games(session, [row])
         moves = [a for a in actions if a.source in MOVE_SOURCES]
         by_seat = Counter(a.seat for a in moves if a.seat is not None and a.source != "timeout")
         return GameSummary(
@@ -275,15 +294,31 @@ class StatsService:
         )
 
 
-async def _played_games(
-    session: AsyncSession, chat_id: int, rows: Sequence[GameRow]
-) -> list[PlayedGame]:
-    """Finished games with their seats' names, places and changes on this chat's board."""
+async def _in_history(session: AsyncSession, row: GameRow, chat_id: int) -> bool:
+    """Whether a finished game is in this chat's history: a group's own games; in a private
+    chat, the games its person sat in."""
+    if row.chat_id == chat_id:
+        return True
+    if chat_id < 0:
+        return False
+    seats = await FinishedGames(session).seats([row.id])
+    return any(seat.user_id == chat_id for seat in seats)
+
+
+async def _played_games(session: AsyncSession, rows: Sequence[GameRow]) -> list[PlayedGame]:
+    """Finished games with their seats' names, places and changes, each on the board its
+    table showed them on."""
     finished = FinishedGames(session)
     ids = [row.id for row in rows]
     names = {(s.game_id, s.seat): s.name for s in await finished.seats(ids)}
-    changes = await RatingChanges(session).of_games(ids, chat_id)
-    moved = {(c.game_id, c.seat): _change(c) for c in changes}
+    boards: dict[int, list[int]] = {}
+    for row in rows:
+        boards.setdefault(shown_board(row.chat_id), []).append(row.id)
+    moved = {
+        (c.game_id, c.seat): _change(c)
+        for board, game_ids in boards.items()
+        for c in await RatingChanges(session).of_games(game_ids, board)
+    }
     seats_of: dict[int, list[PlayedSeat]] = {}
     for result in await finished.results(ids):
         key = (result.game_id, result.seat)

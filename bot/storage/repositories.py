@@ -23,6 +23,7 @@ from sqlalchemy import (
 from sqlalchemy.dialects.postgresql import insert as postgresql_insert
 from sqlalchemy.dialects.sqlite import insert as sqlite_insert
 from sqlalchemy.ext.asyncio import AsyncSession
+from sqlalchemy.orm import aliased
 from sqlalchemy.orm.attributes import set_committed_value
 
 from bot.storage.models import (
@@ -764,6 +765,28 @@ class RatingChanges:
         )
         return list(rows)
 
+    async def games_until(self, changes: Sequence[RatingChangeRow]) -> dict[int, int]:
+        """For each of ``changes`` (by its id): how many games its player had on its board in
+        its game once it was made — it included, later games not."""
+        if not changes:
+            return {}
+        earlier = aliased(RatingChangeRow)
+        rows = await self.session.execute(
+            select(RatingChangeRow.id, func.count(earlier.id))
+            .join(
+                earlier,
+                and_(
+                    earlier.player_id == RatingChangeRow.player_id,
+                    earlier.chat_id == RatingChangeRow.chat_id,
+                    earlier.game_key == RatingChangeRow.game_key,
+                    earlier.id <= RatingChangeRow.id,
+                ),
+            )
+            .where(RatingChangeRow.id.in_([change.id for change in changes]))
+            .group_by(RatingChangeRow.id)
+        )
+        return {change_id: int(count) for change_id, count in rows}
+
 
 class FinishedGames:
     """Reading finished games back for /history."""
@@ -776,6 +799,17 @@ class FinishedGames:
         rows = await self.session.scalars(
             select(GameRow)
             .where(GameRow.chat_id == chat_id, GameRow.status == FINISHED)
+            .order_by(GameRow.finished_at.desc(), GameRow.id.desc())
+            .limit(limit)
+        )
+        return list(rows)
+
+    async def latest_of_player(self, user_id: int, limit: int) -> list[GameRow]:
+        """The finished games a person sat in, wherever they were played, newest first."""
+        played = select(SeatRow.game_id).where(SeatRow.user_id == user_id)
+        rows = await self.session.scalars(
+            select(GameRow)
+            .where(GameRow.id.in_(played), GameRow.status == FINISHED)
             .order_by(GameRow.finished_at.desc(), GameRow.id.desc())
             .limit(limit)
         )

@@ -73,7 +73,10 @@ async def test_when_everyone_is_away_the_game_ends_with_the_standings(harness: H
             break
     table = h.table(group).text
     assert "Everyone is away: the game ends here — a loss for each person in it." in table
-    assert "Game over" in table and "🥇" in table, table
+    assert "Game over" in table, table
+    # Nobody stayed, so nobody won (issue #35): no gold, no draw — a loss for each.
+    assert "🥇" not in table and "draw" not in table, table
+    assert "🏳 Nobody won: nobody stayed to the end, so it is a loss for each." in table
     room = h.app.bot_data["cardroom"]  # type: ignore[union-attr]
     assert await room.play.snapshot_in_topic(group.id, 0) is None
     finished = await room.stats.history(group.id)  # the results were recorded

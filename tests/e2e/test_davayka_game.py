@@ -30,6 +30,7 @@ from bot.telegram.intake import DOUBLE_TAP_SECONDS
 from bot.telegram.sender.budget import Limits
 from bot.telegram.sender.live import GROUP_INTERVAL
 from tests.e2e.harness import Harness, sqlite_url
+from tests.e2e.test_private_game import deal_solo
 from tests.fakes import (
     FakeBotApi,
     FakeCallback,
@@ -477,7 +478,7 @@ async def action_log(h: Harness, game_id: int) -> list[tuple[int | None, str, fl
 
 
 async def open_against_the_computer(h: Harness, anna: FakeUser) -> int:
-    await h.api.send_text(anna, None, "/new davayka")
+    await deal_solo(h, anna, "/new davayka")  # its options first, then Deal
     await h.api.wait_until(lambda: panel(h, anna) is not None)
     await settle(h)
     board = table(h, anna)

@@ -10,6 +10,7 @@ import pytest
 
 from bot.i18n import LOCALES, translator
 from tests.e2e.harness import Harness
+from tests.e2e.test_private_game import deal_solo
 from tests.e2e.test_rank_game import press
 from tests.fakes import FakeChat, FakeMessage, FakeUser
 
@@ -82,7 +83,7 @@ async def test_a_russian_group_sees_the_lobby_the_table_and_refusals_in_russian(
     refused = await press(h, boris, h.table(group), RU("button.start"))
     assert refused.text == "Это может только тот, кто открыл игру, или админ чата."
     again = await say(h, ivan, group, "/new rank")
-    assert again == "Здесь уже открыта игра: доиграйте её или отмените через /cancel."
+    assert again == "Здесь уже открыта игра: доиграй её или отмени через /cancel."
 
     await press(h, anna, h.table(group), RU("button.start"))
     table = h.table(group).text
@@ -169,8 +170,10 @@ async def test_language_buttons_work_for_an_admin_or_the_lobby_creator(harness: 
     await api.wait_until(lambda: "Ранг — новая игра" in h.table(group).text)
     assert RU("button.join") in button_texts(h, h.table(group))
 
-    # And an admin may switch it back.
-    chosen = await press(h, anna, picker, "English")
+    # And an admin may switch it back — from a new picker: the one chosen from has gone.
+    await api.wait_until(lambda: button_texts(h, picker) == [])
+    await say(h, anna, group, "/language")
+    chosen = await press(h, anna, api.bot_messages(group)[-1], "English")
     assert chosen.text == "I speak English here."
     await api.wait_until(lambda: "Rank — a new game" in h.table(group).text)
 
@@ -182,9 +185,7 @@ async def test_a_private_game_speaks_its_players_language_in_one_message(
     the table and his hand, in one message."""
     h, api = harness, harness.api
     anna = api.add_user("Аня", language_code="ru")
-    await api.send_text(anna, None, "/new rank")
-    await api.wait_until(lambda: any(m.text.startswith("🎴") for m in api.bot_messages(anna)))
-    await h.settle()
+    await deal_solo(h, anna, "/new rank")  # its options first, then «Раздать»
     games = [m for m in api.bot_messages(anna) if m.text.startswith("🎴")]
     assert len(games) == 1, "one message: the table and the hand together"
     text = games[0].text

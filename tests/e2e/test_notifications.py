@@ -56,6 +56,15 @@ async def test_an_idle_players_move_sends_his_panel_anew_once_and_the_old_one_go
     ping_after(h)
     anna, boris, _group = await two_player_game(h)
     players = [anna, boris]
+    # The game's first move came in a new message, which notified its player already: his
+    # panel is not sent a second time (issue #35). He moves; the next move comes by an edit.
+    starter = mover(h, players)
+    assert starter is not None
+    started = sent_to(h, starter)
+    await asyncio.sleep(AWAY)
+    await h.settle()
+    assert sent_to(h, starter) == started, "the panel that notified him is not sent twice"
+    await move(h, starter)
     first = mover(h, players)
     assert first is not None
     other = players[1 - players.index(first)]

@@ -299,20 +299,33 @@ async def test_the_first_lobby_of_a_group_gives_it_its_openers_language(
     await api.wait_until(lambda: bool(tables(h, group)))
 
 
-async def test_a_game_against_the_computer_is_opened_and_dealt_at_once(
+async def test_a_game_against_the_computer_is_opened_whole_and_dealt_by_one_press(
     bot: Harness, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """``/new`` in a private chat opened a lobby, then dealt it: a kill between the two left
-    a lobby nobody could start (the redelivery was refused: "a game is open here")."""
+    """``/new`` in a private chat opens its lobby with the computers seated, in one
+    transaction: a kill in it leaves nothing half open, and the redelivery opens it whole.
+    Its Deal is an update of its own: a kill in the deal leaves the lobby, and the press
+    redelivered deals it."""
     h, api = bot, bot.api
     anna = api.add_user("Anna")
     opening = await sent(h, lambda: api.send_text(anna, None, "/new rank"))
     inbox = await store(h, opening)
-
-    kill_at(monkeypatch, room(h).lobby.store, "commit_step", 1)  # the deal
+    kill_at(monkeypatch, room(h).lobby.store, "load", 1)  # the lobby written, not committed
     with pytest.raises(Killed):
         await handle(h, opening)
     await redelivered(h, monkeypatch, opening, inbox)
+    lobby = await room(h).play.snapshot_in_topic(anna.id, 0)
+    assert lobby is not None and lobby.is_lobby
+    assert [s.user_id for s in lobby.seats] == [anna.id, None]
+    await api.wait_until(lambda: any(m.text.startswith("🎴") for m in api.bot_messages(anna)))
+    message = next(m for m in api.bot_messages(anna) if m.text.startswith("🎴"))
+
+    pressing = await sent(h, lambda: api.press(anna, message, "🃏 Deal"))
+    inbox = await store(h, pressing)
+    kill_at(monkeypatch, room(h).lobby.store, "commit_step", 1)  # the deal
+    with pytest.raises(Killed):
+        await handle(h, pressing)
+    await redelivered(h, monkeypatch, pressing, inbox)
 
     dealt = await room(h).play.snapshot_in_topic(anna.id, 0)
     assert dealt is not None and dealt.status == "playing"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from tests.e2e.harness import Harness
+from tests.e2e.test_private_game import deal_solo
 from tests.fakes import FakeCallback, FakeChat, FakeMessage, FakeUser, render_chat
 
 
@@ -165,9 +166,8 @@ async def test_game_survives_a_restart_with_a_deadline_that_fell_due_meanwhile(
 async def test_new_in_a_private_chat_deals_a_game_against_the_computer(harness: Harness) -> None:
     h, api = harness, harness.api
     anna = api.add_user("Anna")
-    await api.send_text(anna, None, "/new rank")
+    await deal_solo(h, anna, "/new rank")  # its options first, then Deal
     await api.wait_until(lambda: h.panel(anna) is not None)
-    await h.settle()
 
     def game() -> FakeMessage:
         """The game's one message in her chat (the table and her hand together)."""

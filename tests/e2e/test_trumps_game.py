@@ -6,6 +6,7 @@ import re
 
 from bot.games.cards import Card, parse_card
 from tests.e2e.harness import Harness
+from tests.e2e.test_private_game import deal_solo
 from tests.fakes import FakeCallback, FakeChat, FakeMessage, FakeUser
 
 #: What only a panel says: its footer (the table says "To move:" and "🏁 Game over").
@@ -261,7 +262,7 @@ async def test_a_timeout_takes_for_the_absent_player(harness: Harness) -> None:
 async def test_one_person_game_in_the_private_chat(harness: Harness) -> None:
     h, api = harness, harness.api
     anna = api.add_user("Anna")
-    await api.send_text(anna, None, "/new trumps")
+    await deal_solo(h, anna, "/new trumps")  # its options first, then Deal
     await api.wait_until(
         lambda: any("Your Trumps" in (m.text or "") for m in api.bot_messages(anna))
     )

@@ -32,9 +32,13 @@ def test_several_leavers_share_the_place_after_the_last_stayer() -> None:
     assert counted.places == (3, 1, 3, 2)
 
 
-def test_everyone_left_is_a_draw_among_them() -> None:
-    assert counted_outcome(Outcome((1, 2)), {0, 1}).places == (1, 1)
-    assert counted_outcome(Outcome((2, 3, 1)), {0, 1, 2}).places == (1, 1, 1)
+def test_everyone_left_is_a_loss_for_each_not_a_draw() -> None:
+    """Issue #35: nobody stayed to the end, so nobody won — they all share the last place,
+    which the table, the panels and the history read as the loss it counts as."""
+    assert counted_outcome(Outcome((1, 2)), {0, 1}).places == (2, 2)
+    assert counted_outcome(Outcome((2, 3, 1)), {0, 1, 2}).places == (3, 3, 3)
+    scored = counted_outcome(Outcome((1, 2), (5.0, 3.0)), {0, 1})
+    assert scored.scores == (5.0, 3.0), "the scores stay as the game counted them"
 
 
 def test_computer_players_stay_and_rank_above_the_people_who_left() -> None:
@@ -71,6 +75,10 @@ def test_places_are_a_competition_ranking_whatever_leaves() -> None:
             abandoned = {seat for seat in range(len(places)) if mask >> seat & 1}
             counted = counted_outcome(Outcome(places), abandoned).places
             stayers = [seat for seat in range(len(places)) if seat not in abandoned]
+            if not stayers:
+                # Nobody stayed, nobody won: all share the last place, a loss for each.
+                assert counted == (len(places),) * len(places)
+                continue
             # Competition places: a seat's place is one more than the seats ahead of it.
             assert counted == tuple(
                 1 + sum(1 for other in counted if other < place) for place in counted

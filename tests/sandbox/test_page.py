@@ -26,7 +26,7 @@ from bot.sandbox.server import FakeBotApiServer
 from bot.sandbox.web import page_routes
 from bot.sandbox.world import SANDBOX_TOKEN, SandboxWorld
 from bot.telegram.handlers import available_games
-from tests.browser import PHONE, chromium, expect
+from tests.browser import PHONE, assert_none_overlaps, chromium, expect
 from tests.sandbox.conftest import AS_THE_PAGE, ROOT, SandboxProcess
 
 ARTIFACTS = ROOT / "test-artifacts"
@@ -444,3 +444,173 @@ async def test_a_web_app_button_opens_the_signed_app_beside_the_chat(
     await expect(phone.locator("#apps")).to_be_hidden()
     await expect(phone.locator("#pane-dm")).to_be_visible()
     assert errors == [] and phone_errors == []
+
+
+# -- room to read: the top bar, toasts and chats beside Mini Apps (issue #35) ------------------
+
+#: Each user's chip against the row that holds them: its box, and how much of it is in sight.
+CHIPS_IN_SIGHT = """() => {
+    const row = document.querySelector('#people').getBoundingClientRect();
+    return [...document.querySelectorAll('#people .chip')].map(chip => {
+        const box = chip.getBoundingClientRect();
+        const name = chip.querySelector('.name');
+        return {
+            name: name.textContent,
+            width: box.width,
+            seen: Math.max(0, Math.min(box.right, row.right) - Math.max(box.left, row.left)),
+            nameShown: name.getBoundingClientRect().width,
+        };
+    });
+}"""
+
+
+def box_of(box: dict[str, float] | None) -> dict[str, float]:
+    assert box is not None
+    return {
+        "left": box["x"],
+        "right": box["x"] + box["width"],
+        "top": box["y"],
+        "bottom": box["y"] + box["height"],
+    }
+
+
+async def chips_at_rest(page: Any) -> list[dict[str, Any]]:
+    """The chips once the row has stopped scrolling."""
+    chips: list[dict[str, Any]] = await page.evaluate(CHIPS_IN_SIGHT)
+    for _ in range(50):
+        await asyncio.sleep(0.1)
+        now: list[dict[str, Any]] = await page.evaluate(CHIPS_IN_SIGHT)
+        if now == chips:
+            break
+        chips = now
+    return chips
+
+
+def assert_whole(chips: list[dict[str, Any]]) -> list[str]:
+    """Every chip is in sight whole or not at all (never cut to its avatar's letter), with
+    some of its name; the names in sight."""
+    for chip in chips:
+        assert chip["seen"] < 1 or chip["seen"] >= chip["width"] - 1, f"cut: {chip}"
+        assert chip["nameShown"] >= 30, f"no name to read: {chip}"
+    return [chip["name"] for chip in chips if chip["seen"] >= 1]
+
+
+async def test_on_a_phone_every_user_shows_whole_and_the_row_says_there_are_more(
+    world_with_an_app: tuple[str, str, SandboxWorld], browser: Any
+) -> None:
+    page_url, _, world = world_with_an_app
+    names = ["Anna", "Boris", "Carla", "Dmitro", "Marko", "Ivana", "Svetlana"]
+    for name in names[2:]:
+        world.add_user(name, "en", started=True)
+    phone, errors = await open_page(browser, page_url, **PHONE)
+    await expect(phone.locator("#people .chip")).to_have_count(len(names))
+    more = phone.locator("#people-more")
+    await expect(more).to_be_visible()  # the row holds more than the screen's width
+    assert_none_overlaps(
+        [box_of(await more.bounding_box()), box_of(await phone.locator("#people").bounding_box())]
+    )
+    first = assert_whole(await chips_at_rest(phone))
+    assert "Anna" in first and len(first) < len(names), first
+    await screenshot(phone, "sandbox-390-people.png")
+
+    # The arrow shows the next users, whole; at the end it leads back to the first ones.
+    seen = set(first)
+    for _ in range(len(names)):
+        await more.click()
+        in_sight = assert_whole(await chips_at_rest(phone))
+        seen.update(in_sight)
+        if "Svetlana" in in_sight:
+            break
+    assert seen == set(names)
+    await expect(more).to_have_attribute("aria-label", "Back to the first users")
+    await more.click()
+    assert "Anna" in assert_whole(await chips_at_rest(phone))
+
+    # Choosing a user keeps his chip whole in sight.
+    await be(phone, "Marko")
+    assert "Marko" in assert_whole(await chips_at_rest(phone))
+
+    # On a desktop they all fit: no arrow.
+    desktop, desktop_errors = await open_page(browser, page_url)
+    await expect(desktop.locator("#people .chip")).to_have_count(len(names))
+    await expect(desktop.locator("#people-more")).to_be_hidden()
+    assert len(assert_whole(await chips_at_rest(desktop))) == len(names)
+    assert errors == [] and desktop_errors == []
+
+
+async def test_on_a_phone_a_toast_leaves_the_tabs_in_sight(
+    world_with_an_app: tuple[str, str, SandboxWorld], browser: Any
+) -> None:
+    page_url, _, _ = world_with_an_app
+    phone, errors = await open_page(browser, page_url, **PHONE)
+    await phone.locator("#add-user").click()
+    await phone.locator("#user-form [name=name]").fill("Carla")
+    await phone.locator("#user-form button[type=submit]").click()
+    toast = phone.locator(".toast", has_text="Carla joined the group.")
+    await expect(toast).to_be_visible()
+    await expect(phone.locator("#tab-group")).to_be_visible()
+    boxes = [
+        box_of(await toast.bounding_box()),
+        box_of(await phone.locator(".switcher").bounding_box()),
+        box_of(await phone.locator(".topbar").bounding_box()),
+    ]
+    assert_none_overlaps(boxes)
+    await screenshot(phone, "sandbox-390-toast.png")
+    assert errors == []
+
+
+async def test_with_two_mini_apps_open_a_chat_keeps_room_to_be_read(
+    world_with_an_app: tuple[str, str, SandboxWorld], browser: Any
+) -> None:
+    page_url, app_url, world = world_with_an_app
+    for name in ("Anna", "Boris"):
+        await send_app_button(page_url, world, name, app_url)
+    page, errors = await open_page(browser, page_url)
+    group, dm = page.locator("#pane-group"), page.locator("#pane-dm")
+
+    async def chat_widths() -> list[float]:
+        widths = []
+        for pane in (group, dm):
+            if await pane.is_visible():
+                box = await pane.bounding_box()
+                assert box is not None
+                widths.append(box["width"])
+        return widths
+
+    async def titles_whole() -> None:
+        for title in await page.locator(".pane .pane-title").all():
+            if await title.is_visible():
+                cut = await title.evaluate("t => t.scrollWidth > t.clientWidth")
+                assert not cut, await title.inner_text()
+
+    # One app: both chats beside it, each wide enough to read.
+    await be(page, "Anna")
+    await dm.get_by_role("button", name="Play in the app").click()
+    await expect(page.locator(".app-panel")).to_have_count(1)
+    widths = await chat_widths()
+    assert len(widths) == 2 and min(widths) >= 360, widths
+    await expect(page.locator("#tab-dm")).to_be_hidden()
+
+    # Two apps: one chat at a time under tabs, the one the app was opened from in sight.
+    await be(page, "Boris")
+    await dm.get_by_role("button", name="Play in the app").click()
+    await expect(page.locator(".app-panel")).to_have_count(2)
+    await expect(page.locator("#tab-dm")).to_be_visible()
+    await expect(dm).to_be_visible()
+    assert (await chat_widths())[0] >= 360, await chat_widths()
+    await titles_whole()
+    await screenshot(page, "sandbox-two-apps-1280.png")
+    await page.locator("#tab-group").click()
+    await expect(group).to_be_visible()
+    await expect(dm).to_be_hidden()
+    assert (await chat_widths())[0] >= 360
+    await titles_whole()
+
+    # Both closed: the two chats side by side again.
+    for name in ("Anna", "Boris"):
+        await page.get_by_role("button", name=f"Close {name}'s app").click()
+    await expect(page.locator("#apps")).to_be_hidden()
+    await expect(dm).to_be_visible()
+    await expect(group).to_be_visible()
+    await expect(page.locator("#tab-group")).to_be_hidden()
+    assert errors == []

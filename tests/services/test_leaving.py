@@ -153,8 +153,9 @@ async def test_missed_turns_that_hand_the_seat_over_lose_the_game(db: Database) 
 
 
 async def test_when_everyone_leaves_nobody_gains(db: Database) -> None:
-    """Both leave: the game ends with the standings, but as a loss for each, tied, and
-    neither rating rises — not even the weaker player's, whom a draw would lift."""
+    """Both leave: the game ends with the standings, but as a loss for each — both share
+    the last place, nobody won — and neither rating rises, not even the weaker player's,
+    whom a draw would lift."""
     services = make_services(db)
     await play_game(services, [ANNA, BORIS], [1, 2])  # Anna is the stronger now
     before = {p.user_id: await record(services, p) for p in (ANNA, BORIS)}
@@ -166,8 +167,8 @@ async def test_when_everyone_leaves_nobody_gains(db: Database) -> None:
 
     assert ended is not None and ended.status == "finished"
     assert any(e.code == "seat.all_away_ended" for e in ended.events)
-    assert ended.outcome is not None and ended.outcome.places == (1, 1)
-    assert sorted(place for _name, place in await places(services)) == [1, 1]
+    assert ended.outcome is not None and ended.outcome.places == (2, 2)
+    assert sorted(place for _name, place in await places(services)) == [2, 2]
     for player in (ANNA, BORIS):
         now, then = await record(services, player), before[player.user_id]
         assert (now.losses, now.draws, now.wins) == (then.losses + 1, then.draws, then.wins)
@@ -182,7 +183,7 @@ async def test_when_everyone_leaves_nobody_gains(db: Database) -> None:
             )
         )
     priors = {c.player_id: Skill(c.mu_before, c.sigma_before) for c in changes}
-    unchecked = rate_players([ANNA.user_id, BORIS.user_id], [1, 1], priors)
+    unchecked = rate_players([ANNA.user_id, BORIS.user_id], [2, 2], priors)
     lifted = [p for p, skill in unchecked.items() if skill.estimate > priors[p].estimate]
     assert BORIS.user_id in lifted
     for change in changes:

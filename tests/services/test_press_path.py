@@ -72,11 +72,11 @@ async def test_every_press_writes_what_the_orm_reads_back(
             snapshot.game_id, user_id, snapshot.version, code, on_panel(user_id, snapshot)
         )
         assert after.version == snapshot.version + 1
-        # What the step did (its events, and the ratings it moved) is the step's, not the
-        # game's: a snapshot read back has neither.
-        assert dataclasses.replace(
-            after, events=(), ratings={}, provisional=frozenset()
-        ) == await services.play.snapshot(snapshot.game_id)
+        # What the step did (its events) is the step's, not the game's: a snapshot read back
+        # has none — but the ratings a finished game moved are the game's (issue #35).
+        assert dataclasses.replace(after, events=()) == await services.play.snapshot(
+            snapshot.game_id
+        )
         snapshot = after
         if snapshot.status != "playing":
             break
@@ -145,9 +145,9 @@ async def test_every_computer_move_writes_what_the_orm_reads_back(
                 continue
             (after,) = moved
         assert after.version > snapshot.version
-        assert dataclasses.replace(
-            after, events=(), ratings={}, provisional=frozenset()
-        ) == await services.play.snapshot(snapshot.game_id)
+        assert dataclasses.replace(after, events=()) == await services.play.snapshot(
+            snapshot.game_id
+        )
         snapshot = after
     assert "computer" in await logged_sources(sqlite_db, snapshot.game_id)
     assert len(lean_saves) >= 10
@@ -170,9 +170,7 @@ async def test_missed_turns_are_counted_until_everyone_is_away(
             if event.code.endswith(".timeout") and event.seat is not None:
                 missed[event.seat] += 1
         fresh = await services.play.snapshot(snapshot.game_id)
-        assert (
-            dataclasses.replace(snapshot, events=(), ratings={}, provisional=frozenset()) == fresh
-        )
+        assert dataclasses.replace(snapshot, events=()) == fresh
         assert {s.seat: s.timeouts for s in fresh.seats} == missed
     assert missed == {0: 2, 1: 2}
     assert snapshot.status in ("finished", "cancelled")

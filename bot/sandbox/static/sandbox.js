@@ -13,6 +13,9 @@
   const NAME_COLORS = ["#c03d33", "#d0771c", "#8c5fd3", "#3f9e2f", "#2996ad", "#2a7fd4",
     "#c7508b"];
   const TOAST_MS = 2800;
+  // The narrowest a user's chip gets where more users than fit share the top bar: room for
+  // the avatar and the first letters of the name.
+  const CHIP_MIN_PX = 104;
   // Photos come from the sandbox itself (GET /sandbox/api/files/<id>), never from elsewhere.
   const PHOTO_URL = /^\/sandbox\/api\/files\/[A-Za-z0-9_-]+$/;
 
@@ -206,12 +209,15 @@
 
   // A web_app button: the sandbox signs who opens it (as Telegram would) and the app opens in
   // the user's own panel, loaded anew as Telegram opens it anew.
-  async function openApp(actor, url, node) {
+  async function openApp(actor, url, node, kind) {
     node.classList.add("pending");
     node.disabled = true;
     try {
       const answer = await post("/sandbox/api/webapp", { user_id: actor.id, url });
+      // Where the chats show one at a time, the one the app was opened from stays in sight.
+      state.pane = kind;
       showApp(actor, answer.url);
+      render();
     } catch (error) {
       toast(error.message);
     } finally {
@@ -725,7 +731,7 @@
           if (button.kind === "web_app") {
             key.title = `${button.text} (opens an app)`;
             key.addEventListener("click", () => {
-              if (this.actor) openApp(this.actor, button.value, key);
+              if (this.actor) openApp(this.actor, button.value, key, this.kind);
             });
           } else if (button.kind === "callback") {
             key.addEventListener("click", () => {
@@ -755,8 +761,49 @@
 
   const narrow = window.matchMedia("(max-width: 820px)");
 
+  // Whether the chats show one at a time, under tabs: the stylesheet decides by their room
+  // (a phone, or a desktop where Mini Apps take most of the width).
+  function oneChat() {
+    return getComputedStyle($(".switcher")).display !== "none";
+  }
+
   function visible(kind) {
-    return !narrow.matches || state.pane === kind;
+    return !oneChat() || state.pane === kind;
+  }
+
+  // More users than the top bar holds: whole chips only, as wide as a whole number of them
+  // fills the row, and the arrow that says (and shows) that there are more.
+  function fitPeople() {
+    const box = $("#people");
+    const more = $("#people-more");
+    const gap = parseFloat(getComputedStyle(box).columnGap) || 0;
+    // The first chip in sight, kept there while the row is measured again.
+    const step = parseFloat(box.style.getPropertyValue("--chip-w")) + gap;
+    const first = step > 0 ? Math.round(box.scrollLeft / step) : 0;
+    box.classList.remove("crowded");
+    box.style.removeProperty("--chip-w");
+    more.hidden = true;
+    if (box.scrollWidth <= box.clientWidth + 1) return;
+    box.classList.add("crowded");
+    more.hidden = false;
+    const width = box.clientWidth;
+    const fit = Math.max(1, Math.floor((width + gap) / (CHIP_MIN_PX + gap)));
+    const chip = (width - (fit - 1) * gap) / fit;
+    box.style.setProperty("--chip-w", `${chip}px`);
+    box.scrollLeft = first * (chip + gap);
+    const selected = box.querySelector("[aria-checked=true]");
+    if (selected) selected.scrollIntoView({ block: "nearest", inline: "nearest" });
+    pointMore();
+  }
+
+  // The arrow points to where the hidden users are: on, or back to the start from the end.
+  function pointMore() {
+    const box = $("#people");
+    const more = $("#people-more");
+    const atEnd = box.scrollLeft + box.clientWidth >= box.scrollWidth - 1;
+    more.textContent = atEnd ? "‹" : "›";
+    more.title = atEnd ? "Back to the first users" : "More users";
+    more.setAttribute("aria-label", more.title);
   }
 
   function renderPeople(unreadOf) {
@@ -778,8 +825,7 @@
       return chip;
     });
     box.replaceChildren(...chips);
-    const selected = box.querySelector("[aria-checked=true]");
-    if (selected) selected.scrollIntoView({ block: "nearest", inline: "nearest" });
+    fitPeople();
   }
 
   function render() {
@@ -856,6 +902,23 @@
     $(`#tab-${kind}`).addEventListener("click", () => showPane(kind));
   }
   narrow.addEventListener("change", render);
+  // Mini Apps opening or closing, or the window's size, may give the chats room for two or
+  // take it: the panes shown change with it.
+  let wasOneChat = oneChat();
+  new ResizeObserver(() => {
+    if (oneChat() !== wasOneChat) {
+      wasOneChat = oneChat();
+      render();
+    }
+  }).observe($(".panes"));
+  window.addEventListener("resize", fitPeople);
+  $("#people").addEventListener("scroll", pointMore, { passive: true });
+  $("#people-more").addEventListener("click", () => {
+    const box = $("#people");
+    const atEnd = box.scrollLeft + box.clientWidth >= box.scrollWidth - 1;
+    const gap = parseFloat(getComputedStyle(box).columnGap) || 0;
+    box.scrollBy({ left: atEnd ? -box.scrollWidth : box.clientWidth + gap, behavior: "smooth" });
+  });
 
   document.addEventListener("click", (event) => {
     for (const pane of Object.values(panes)) {

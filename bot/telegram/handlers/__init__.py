@@ -4,7 +4,7 @@ chat's budget. What a chat should see is handed to the sender (:mod:`bot.telegra
 - :mod:`~bot.telegram.handlers.room` — the Cardroom (services and sender) and what the
   handlers share: who asks, where, in whose words, and :func:`~.room.say` for a reply;
 - :mod:`~bot.telegram.handlers.commands` — ``/start``, ``/help``, ``/rules``, ``/new``,
-  ``/cancel``, ``/pings``, ``/language``;
+  ``/cancel``, ``/pings``, ``/language``, and plain text in a private chat;
 - :mod:`~bot.telegram.handlers.buttons` — every game and lobby button;
 - :mod:`~bot.telegram.handlers.boards` — ``/top``, ``/stats``, ``/history`` and their buttons;
 - :mod:`~bot.telegram.handlers.waitlist` — ``/nextgame``, and telling those who asked when a
@@ -49,6 +49,9 @@ def register(application: Application[Any, Any, Any, Any, Any, Any]) -> None:
     application.add_handler(CommandHandler("language", commands.handle_language))
     application.add_handler(CommandHandler("pings", commands.handle_pings))
     application.add_handler(CommandHandler("nextgame", waitlist.handle_nextgame))
+    application.add_handler(
+        MessageHandler(private & filters.TEXT & ~filters.COMMAND, commands.handle_private_text)
+    )
     application.add_handler(CallbackQueryHandler(buttons.handle_button))
     application.add_handler(miniapp.AppPressHandler())
     application.add_handler(MessageHandler(filters.StatusUpdate.MIGRATE, chat.handle_migration))

@@ -4,7 +4,8 @@
 ``global``; the computer only with ``bots``); a bare ``/top`` the best player of each game.
 ``/stats`` shows your ratings and record per game — or, sent as a reply, the replied-to
 person's — with a chart once there are :data:`CHART_MIN_GAMES` rated games (drawn in a worker
-process: :mod:`bot.telegram.charts`). ``/history`` lists this chat's last finished games.
+process: :mod:`bot.telegram.charts`). ``/history`` lists this chat's last finished games — in a
+private chat, the person's own, wherever he played them.
 What they show is drawn by :mod:`bot.telegram.render.boards`; everything goes to the chat
 through the sender, as information: it may wait, go to the asker's private chat, or be dropped.
 
@@ -120,7 +121,7 @@ async def handle_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         press = parse_top(context.args or ())
     except BadArguments:
         key = "board.usage_private" if is_private(chat) else "board.usage"
-        say(context, message, t, "top:usage", t(key, games=", ".join(rated_games())))
+        await say(context, message, t, "top:usage", t(key, games=", ".join(rated_games())))
         return
     if is_private(chat):
         # Here "this chat" holds the player alone (and the computer): everyone's board says
@@ -128,7 +129,7 @@ async def handle_top(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
         press = replace(press, everyone=True)
     board = await _board_content(t, _stats(context), press, chat)
     key = f"top:{press.encode()}"
-    say(context, message, t, key, board.text, keyboard=board.keyboard, menu="top")
+    await say(context, message, t, key, board.text, keyboard=board.keyboard, menu="top")
 
 
 async def _board_content(
@@ -169,11 +170,11 @@ async def handle_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     reply = f"stats:{subject.id}"
     if not stats.games:
         key = "mystats.none_self" if subject.id == user.id else "mystats.none_other"
-        say(context, message, t, reply, t(key, name=short_name(subject.first_name)))
+        await say(context, message, t, reply, t(key, name=short_name(subject.first_name)))
         return
     text = render_stats(t, subject.first_name, stats)
     if stats.rated_games < CHART_MIN_GAMES:
-        say(context, message, t, reply, text)
+        await say(context, message, t, reply, text)
         return
     fits = len(text) <= MessageLimit.CAPTION_LENGTH
     if room.replies.admit(message.chat_id, user.id, reply) is not Verdict.SEND:
@@ -197,13 +198,16 @@ async def handle_stats(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
 
 
 async def handle_history(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
-    """``/history``: this chat's last finished games, a button on each for its summary."""
+    """``/history``: this chat's last finished games (in a private chat: the asker's own,
+    wherever played), a button on each for its summary."""
     message, chat = update.effective_message, update.effective_chat
     if message is None or chat is None:
         return
     t = await speaker(context, update)
-    history = render_history(t, await _stats(context).history(chat.id))
-    say(context, message, t, "history", history.text, keyboard=history.keyboard, menu="history")
+    history = await _history(t, _stats(context), chat)
+    await say(
+        context, message, t, "history", history.text, keyboard=history.keyboard, menu="history"
+    )
 
 
 async def handle_button(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -259,6 +263,7 @@ def _redraw(
         Priority.REPLY,
         share=("topic", topic_of(message)),
         key=("redraw", chat_id, message_id),
+        what=f"redraw of board {message_id}",
         asker=query.from_user.id if group else None,
         private_text=private_copy(t, message.chat, content.text) if group else None,
     )
@@ -284,10 +289,17 @@ async def _pressed(t: Translator, stats: StatsService, press: Press, chat: Chat)
         case BoardPress():
             return await _board_content(t, stats, press, chat)
         case HistoryPress(None):
-            return render_history(t, await stats.history(chat.id))
+            return await _history(t, stats, chat)
         case HistoryPress(game_id) if game_id is not None:
-            return render_summary(t, await stats.summary(chat.id, game_id), time.time())
+            summary = await stats.summary(chat.id, game_id)
+            return render_summary(t, summary, time.time(), private=is_private(chat))
     raise BadCallback("unhandled")
+
+
+async def _history(t: Translator, stats: StatsService, chat: Chat) -> Content:
+    """The list ``/history`` shows in ``chat``: a private chat's id is its person's, and
+    his history there is his own games, wherever he played them."""
+    return render_history(t, await stats.history(chat.id), private=is_private(chat))
 
 
 Handler = Callable[[Update, ContextTypes.DEFAULT_TYPE], Coroutine[Any, Any, None]]

@@ -253,6 +253,9 @@ async def _dispatch(
                 else ChatRef(user.id, "private")
             )
             chosen = await room.languages.choose(where, actor, code)
+            if message is not None:
+                # The choice is made: the picker has done its work, and its buttons go.
+                room.menus.disarm(message.chat.id, message.message_id)
             if not where.is_private:
                 shown = await room.play.snapshot_in_topic(where.chat_id, where.topic_id)
                 if shown is not None:

@@ -99,7 +99,7 @@ async def handle_error(update: object, context: ContextTypes.DEFAULT_TYPE) -> No
         message = update.effective_message
         if message is not None and update.callback_query is None:
             t = await speaker(context, update)
-            say(context, message, t, "storage", t("error.storage.refused"))
+            await say(context, message, t, "storage", t("error.storage.refused"))
         return
     logger.error("Unhandled error while processing an update", exc_info=error)
 

@@ -1,11 +1,13 @@
 """The commands: ``/start``, ``/help``, ``/rules``, ``/new``, ``/cancel``, ``/pings`` and
-``/language``. Each decides, records, hands its reply to the sender and returns."""
+``/language`` — and plain text in a private chat, pointed to ``/help``. Each decides, records,
+hands its reply to the sender and returns."""
 
 from __future__ import annotations
 
 import asyncio
 import logging
 import secrets
+import time
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,6 +17,7 @@ from telegram.ext import ContextTypes
 
 from bot.i18n import SUPPORTED_LANGUAGES, Translator, translator
 from bot.services.authority import is_person
+from bot.services.recent import Recent
 from bot.services.types import Actor, ServiceError
 from bot.telegram import callbacks
 from bot.telegram.handlers.room import (
@@ -25,11 +28,13 @@ from bot.telegram.handlers.room import (
     cardroom,
     chat_of,
     personal,
+    refusal,
     refusal_text,
     say,
     speaker,
+    words,
 )
-from bot.telegram.render.common import esc, game_name
+from bot.telegram.render.common import esc, game_name, person_name
 from bot.telegram.render.content import Button, Keyboard, rows
 from bot.telegram.sender.budget import Priority
 from bot.telegram.sender.notes import Note, Outcome, message_call
@@ -53,23 +58,45 @@ async def handle_start(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
             await room.lobby.record(actor, chat, started=True)
             game = payload.removeprefix(RULES_LINK)
             if game in available_games():
-                say(context, message, t, f"rules:{game}", t(f"rules.{game}"))
+                await say(context, message, t, f"rules:{game}", t(f"rules.{game}"))
             return
         try:
             result = await room.lobby.join_by_token(payload, actor)
         except ServiceError as error:
-            say(context, message, t, f"refused:{error.code}", refusal_text(t, error))
+            await say(context, message, t, f"refused:{error.code}", refusal_text(t, error))
             return
         room.publisher.publish(result.snapshot)
         name = esc(game_name(t, result.snapshot.game_key))
         key = "start.joined" if result.joined else "start.already_joined"
-        say(context, message, t, key, t(key, game=name))
+        await say(context, message, t, key, t(key, game=name))
         return
     await room.lobby.record(actor, chat, started=True)
-    welcome = t("start.welcome", name=esc(user.first_name)) + "\n\n" + t("help.text")
-    say(context, message, t, "welcome", welcome)
+    welcome = t("start.welcome", name=person_name(user.first_name)) + "\n\n" + t("help.text")
+    await say(context, message, t, "welcome", welcome)
     # Perhaps he had blocked the bot, or lost his panel: it comes back where he needs it.
     await room.reachable_again(user.id)
+
+
+#: A person who writes plain text in his private chat is pointed to /help at most once in
+#: this many seconds: the first "hello" is answered, a chat of his own is not talked over.
+POINTER_SECONDS = 3600.0
+#: Whom the pointer went to, and when (``bot_data``): bounded, as every memory by person.
+POINTED = "private_pointed"
+
+
+async def handle_private_text(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+    """Plain text in a private chat ("hello bot"): a short pointer to /help, now and then."""
+    message, user = update.effective_message, update.effective_user
+    if message is None or user is None:
+        return
+    pointed: Recent[int, float] = context.bot_data.setdefault(POINTED, Recent())
+    now = time.monotonic()
+    last = pointed.get(user.id)
+    if last is not None and now - last < POINTER_SECONDS:
+        return
+    pointed[user.id] = now
+    t = await personal(context, user)
+    await say(context, message, t, "private.pointer", t("private.pointer"))
 
 
 async def handle_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -80,7 +107,7 @@ async def handle_help(update: Update, context: ContextTypes.DEFAULT_TYPE) -> Non
         return
     t = await speaker(context, update)
     private = message.chat.type == ChatType.PRIVATE
-    say(context, message, t, "help", t("help.text" if private else "help.group"))
+    await say(context, message, t, "help", words("help.text" if private else "help.group"))
 
 
 async def handle_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -91,10 +118,11 @@ async def handle_rules(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     t = await speaker(context, update)
     key = context.args[0].lower() if context.args else ""
     if key in available_games():
-        say(context, message, t, f"rules:{key}", t(f"rules.{key}"))
+        await say(context, message, t, f"rules:{key}", words(f"rules.{key}"))
         return
     buttons = game_buttons(t, callbacks.RulesPress)
-    say(context, message, t, "rules:pick", t("rules.pick"), keyboard=buttons, menu="rules")
+    pick = words("rules.pick")
+    await say(context, message, t, "rules:pick", pick, keyboard=buttons, menu="rules")
 
 
 async def handle_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -106,24 +134,25 @@ async def handle_new(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None
     key = context.args[0].lower() if context.args else ""
     if not key:
         buttons = game_buttons(t, callbacks.NewGame)
-        say(context, message, t, "new:pick", t("new.pick"), keyboard=buttons, menu="new")
+        await say(context, message, t, "new:pick", words("new.pick"), keyboard=buttons, menu="new")
         return
     if key not in available_games():
         games = ", ".join(available_games())
-        say(context, message, t, "new:unknown", t("new.unknown", games=games))
+        await say(context, message, t, "new:unknown", words("new.unknown", games=games))
         return
     try:
         await open_lobby(context, message, user, update.effective_chat, key)
     except ServiceError as error:
         existing = error.args_.get("message_id")
-        text = refusal_text(t, error)
-        say(context, message, t, f"refused:{error.code}", text, reply_to=existing)
+        text = refusal(error)
+        await say(context, message, t, f"refused:{error.code}", text, reply_to=existing)
 
 
 async def open_lobby(
     context: ContextTypes.DEFAULT_TYPE, message: Message, user: User, chat: Chat, key: str
 ) -> None:
-    """Open a lobby in a group; in a private chat, deal a game against the computer.
+    """Open a lobby in a group; in a private chat, a game against the computer, its options
+    offered before the deal (:meth:`~bot.services.lobby.LobbyService.quick_start`).
 
     A person may open (and cancel) only a few lobbies a minute in a chat, and a group gets a
     few in all: each is a message in the group. Refusals are raised (:class:`ServiceError`).
@@ -191,7 +220,8 @@ async def greet(
     room = cardroom(context)
     token = secrets.token_hex(8)
     expected = room.outbox.expect(token)
-    hello = Note(user.id, message_call(user.id, t("lobby.dm_hello")), Priority.PANEL)
+    call = message_call(user.id, t("lobby.dm_hello"))
+    hello = Note(user.id, call, Priority.PANEL, what=f"greeting before {then.get('do')}")
     follow = {**then, "user": person_of(user), "token": token}
     await room.outbox.write(letter_of(hello, then=follow))
     return expected
@@ -234,11 +264,15 @@ async def handle_cancel(update: Update, context: ContextTypes.DEFAULT_TYPE) -> N
             chat_of(chat, message), actor_of(user, message)
         )
     except ServiceError as error:
-        say(context, message, t, f"refused:{error.code}", refusal_text(t, error))
+        await say(context, message, t, f"refused:{error.code}", refusal(error))
         return
     room.publisher.publish(snapshot)
-    done = t("cancel.done", game=esc(game_name(t, snapshot.game_key)))
-    say(context, message, t, f"cancelled:{snapshot.game_id}", done)
+    game = snapshot.game_key
+
+    def done(t: Translator) -> str:
+        return t("cancel.done", game=esc(game_name(t, game)))
+
+    await say(context, message, t, f"cancelled:{snapshot.game_id}", done)
 
 
 async def handle_pings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -250,10 +284,10 @@ async def handle_pings(update: Update, context: ContextTypes.DEFAULT_TYPE) -> No
     try:
         on = await cardroom(context).people.toggle_pings(actor_of(user, message))
     except ServiceError as error:
-        say(context, message, t, f"refused:{error.code}", refusal_text(t, error))
+        await say(context, message, t, f"refused:{error.code}", refusal_text(t, error))
         return
     key = "pings.on" if on else "pings.off"
-    say(context, message, t, key, t(key))
+    await say(context, message, t, key, t(key))
 
 
 async def handle_language(update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
@@ -266,9 +300,8 @@ async def handle_language(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
         (Button(translator(code)("language.name"), callbacks.LanguagePress(code).encode()),)
         for code in SUPPORTED_LANGUAGES
     )
-    say(
-        context, message, t, "language:pick", t("language.pick"), keyboard=buttons, menu="language"
-    )
+    pick = words("language.pick")
+    await say(context, message, t, "language:pick", pick, keyboard=buttons, menu="language")
 
 
 def game_buttons(

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TypeVar
+from typing import Literal, TypeVar
 
 from telegram import Chat, Message, Update, User
 from telegram.ext import ContextTypes
@@ -26,7 +27,7 @@ from bot.telegram.intake import PressThrottle
 from bot.telegram.miniapp.server import MiniApp
 from bot.telegram.poller import DeadlinePoller
 from bot.telegram.render import has_renderer
-from bot.telegram.render.common import esc
+from bot.telegram.render.common import group_title
 from bot.telegram.render.content import Keyboard
 from bot.telegram.rights import TelegramRights
 from bot.telegram.sender.budget import Priority
@@ -43,6 +44,10 @@ T = TypeVar("T")
 GAME_KEYS = ("advantage", "davayka", "progression", "rank", "trumps")
 #: The deep link payload that opens a game's rules in the private chat: ``rules-<game>``.
 RULES_LINK = "rules-"
+
+#: A reply's words in a reader's language (``lambda t: t("help.group")``): the group gets
+#: them in its language, and its asker's private chat — if the answer must go there — in his.
+Render = Callable[[Translator], str]
 
 
 def _openings() -> ReplyGate:
@@ -195,12 +200,22 @@ def refusal_text(t: Translator, error: ServiceError) -> str:
     return t(key, **error.args_)
 
 
-def say(
+def refusal(error: ServiceError) -> Render:
+    """A refusal's words, in whichever language they are read (:func:`say`)."""
+    return lambda t: refusal_text(t, error)
+
+
+def words(key: str, **args: object) -> Render:
+    """The message ``key``, in whichever language it is read (:func:`say`)."""
+    return lambda t: t(key, **args)
+
+
+async def say(
     context: ContextTypes.DEFAULT_TYPE,
     message: Message,
     t: Translator,
     key: str,
-    text: str,
+    text: str | Render,
     *,
     keyboard: Keyboard = (),
     menu: str | None = None,
@@ -211,43 +226,69 @@ def say(
     that no stop loses it.
 
     ``key`` says what it is: the same reply is not sent twice in a row into a group, and each
-    person and group get a few a minute (:class:`ReplyGate`). In a group, a reply held back —
+    person gets a few a minute in a group (:class:`ReplyGate`). In a group, a reply held back —
     or one the group's window cannot take in time — goes to its asker's private chat instead
-    (text only, with a line naming the group) if he has started the bot. ``menu``: the reply
-    is a board or a picker of this kind, which ages (:class:`~bot.telegram.sender.menus.Menus`).
+    (text only, under a line naming the group and saying why) if he has started the bot: in
+    his own language when ``text`` is a :data:`Render` (a plain text is sent as it is, under a
+    line in ``t``'s words). ``menu``: the reply is a board or a picker of this kind, which ages
+    (:class:`~bot.telegram.sender.menus.Menus`).
     """
     room = cardroom(context)
     chat = message.chat
-    asker = message.from_user.id if message.from_user is not None else 0
+    user = message.from_user
+    asker = user.id if user is not None else 0
     verdict = room.replies.admit(chat.id, asker, key)
     if verdict is Verdict.DUPLICATE:
         return
-    topic = topic_of(message)
     group = chat.id < 0
+    if verdict is not Verdict.SEND and not group:
+        return
+    topic = topic_of(message)
+    shown = text if isinstance(text, str) else text(t)
     private_text = None
-    if group and asker:
-        private_text = private_copy(t, chat, text)
+    if group and user is not None:
+        # His own words, wherever the answer lands in his private chat.
+        if isinstance(text, str):
+            mine, body = t, text
+        else:
+            mine = translator(await room.languages.for_user(actor_of(user)))
+            body = text(mine)
+        asked_a_lot = verdict is Verdict.TOO_MANY
+        private_text = private_copy(mine, chat, body, why="asked" if asked_a_lot else "busy")
     note = Note(
         chat.id,
-        message_call(chat.id, text, keyboard, topic=topic, reply_to=reply_to),
+        message_call(chat.id, shown, keyboard, topic=topic, reply_to=reply_to),
         Priority.REPLY,
         share=("topic", topic),
         key=("reply", topic, key),
-        asker=asker if group and asker else None,
+        asker=asker if private_text is not None else None,
         private_text=private_text,
+        what=f"reply to {command_of(message) or key}",
     )
-    if verdict is Verdict.TOO_MANY and not group:
-        return
-    private_first = verdict is Verdict.TOO_MANY
+    private_first = verdict is not Verdict.SEND
     room.outbox.post(
         letter_of(note, menu=None if menu is None else (topic, menu), private_first=private_first)
     )
 
 
-def private_copy(t: Translator, chat: Chat, text: str) -> str:
-    """What a person asked for in a group, as his private chat gets it when the group could
-    not: a line naming the group, then the text."""
-    return t("reply.from_group", chat=esc(chat.title or "")) + "\n\n" + text
+def command_of(message: Message) -> str | None:
+    """The command a message gives, with its first argument (``/rules rank``), for the log:
+    ``None`` if it gives none."""
+    parts = (message.text or "").split()[:2]
+    if not parts or not parts[0].startswith("/"):
+        return None
+    parts[0] = parts[0].split("@", 1)[0]
+    return " ".join(part[:32] for part in parts)
+
+
+def private_copy(
+    t: Translator, chat: Chat, text: str, *, why: Literal["busy", "asked"] = "busy"
+) -> str:
+    """What a person asked for in a group, as his private chat gets it when the group did not
+    take it: a line naming the group and saying why — it was ``busy``, or he ``asked`` a lot
+    there — then the text."""
+    key = "reply.from_group_asked" if why == "asked" else "reply.from_group"
+    return t(key, chat=group_title(chat.title or "")) + "\n\n" + text
 
 
 def menu_aged(context: ContextTypes.DEFAULT_TYPE, message: Message, kind: str) -> bool:

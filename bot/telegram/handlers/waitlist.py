@@ -23,11 +23,12 @@ from bot.telegram.handlers.room import (
     actor_of,
     cardroom,
     chat_of,
-    refusal_text,
+    refusal,
     say,
     speaker,
+    words,
 )
-from bot.telegram.render.common import esc, game_name
+from bot.telegram.render.common import esc, game_name, group_title, person_name
 from bot.telegram.render.content import Button
 from bot.telegram.sender.budget import Priority
 from bot.telegram.sender.notes import Note, message_call
@@ -53,21 +54,23 @@ async def handle_nextgame(update: Update, context: ContextTypes.DEFAULT_TYPE) ->
         waiting = await room.waitlist.ask(actor_of(user, message), chat_of(chat, message))
     except ServiceError as error:
         lobby = error.args_.get("message_id")
-        say(context, message, t, f"refused:{error.code}", refusal_text(t, error), reply_to=lobby)
+        text = refusal(error)
+        await say(context, message, t, f"refused:{error.code}", text, reply_to=lobby)
         return
-    name = esc(user.first_name)
+    name = person_name(user.first_name)
     # Each asker's own answer: another person's just above is not his.
     key = f"nextgame:{user.id}"
     if waiting.reachable:
-        say(context, message, t, key, t("waitlist.added", name=name), reply_to=message.message_id)
+        added = words("waitlist.added", name=name)
+        await say(context, message, t, key, added, reply_to=message.message_id)
         return
     start = Button(t("waitlist.start_button"), url=f"https://t.me/{context.bot.username}")
-    say(
+    await say(
         context,
         message,
         t,
         key,
-        t("waitlist.start_first", name=name),
+        words("waitlist.start_first", name=name),
         keyboard=((start,),),
         reply_to=message.message_id,
     )
@@ -93,14 +96,15 @@ def opened_draw(room: Cardroom) -> Draw:
         snapshot = await room.play.snapshot(game_id)
         t = translator(str(letter.body.get("language", "en")))
         title = str(letter.body.get("title", ""))
-        words = {"game": esc(game_name(t, snapshot.game_key)), "chat": esc(title)}
+        said = {"game": esc(game_name(t, snapshot.game_key)), "chat": group_title(title)}
         link = lobby_link(snapshot, message_id)
         if link is None:
-            call = message_call(letter.chat_id, t("waitlist.opened_elsewhere", **words))
+            call = message_call(letter.chat_id, t("waitlist.opened_elsewhere", **said))
         else:
             button = Button(t("waitlist.join_button"), url=link)
-            call = message_call(letter.chat_id, t("waitlist.opened", **words), ((button,),))
-        return Note(letter.chat_id, call, Priority.REPLY, key=("nextgame", game_id))
+            call = message_call(letter.chat_id, t("waitlist.opened", **said), ((button,),))
+        what = f"notice that game {game_id} opened in chat {snapshot.chat_id}"
+        return Note(letter.chat_id, call, Priority.REPLY, key=("nextgame", game_id), what=what)
 
     return draw
 

@@ -15,6 +15,7 @@ from bot.games.davayka.rules import fits
 from bot.games.davayka.state import DavaykaView, Flip, LastMove, Play, Ready
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
+from bot.telegram.render.common import short
 
 #: The words a page shows, by key: sent with every view, in the player's language.
 LABELS = {
@@ -65,7 +66,8 @@ def view_json(snapshot: GameSnapshot, seat: int, now: float) -> dict[str, Any]:
         "version": snapshot.version,
         "status": snapshot.status,
         "seat": seat,
-        "names": [info.name for info in snapshot.seats],
+        # As the chat shows them: no bidi control, cut to length (the page isolates each).
+        "names": [short(info.name) for info in snapshot.seats],
         "now": now,
     }
     if not isinstance(view, DavaykaView):

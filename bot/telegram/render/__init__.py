@@ -5,9 +5,12 @@ part; this module frames it — title, short log, whose move and time left, resu
 
 A panel is edited only when what it shows changes, so it shows what changes for its player
 alone: a waiting player sees his own cards and status and a line saying that his move will
-come here — nothing that moves with the others' moves; the acting player sees everything he
-needs to decide (what he must beat or follow, the prompt, his time and his buttons), which
-costs nothing extra, since his panel changes anyway when his turn comes.
+come here — nothing that moves with the others' moves (but in Rank, where up to ten players
+wait through several moves and plan their next turn meanwhile: its waiting panel also shows
+the table's top card and the others' counts, :mod:`bot.telegram.render.rank`); the acting
+player sees everything he needs to decide (what he must beat or follow, the prompt, his time
+and his buttons), which costs nothing extra, since his panel changes anyway when his turn
+comes.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ import importlib
 from functools import cache
 from typing import Protocol
 
+from bot.games.engine import AUTOPILOT_AFTER
 from bot.games.registry import get_rules
 from bot.i18n import Translator
 from bot.services.snapshots import abandoned_seats
@@ -36,6 +40,7 @@ from bot.telegram.render.common import (
     time_left,
 )
 from bot.telegram.render.content import Button, Content, Keyboard, rows
+from bot.telegram.render.solo import render_solo_lobby
 
 #: The moment to render "as of" for comparing contents: every "time left" then reads as its
 #: deadline, so two renderings are equal exactly when they differ by the passing of time alone.
@@ -133,6 +138,9 @@ def table_content(t: Translator, snapshot: GameSnapshot, now: float) -> Content:
     if snapshot.is_lobby:
         options = [spec.key for spec in get_rules(snapshot.game_key).options]
         keys = lobby_option_keys(snapshot, options, realtime=_realtime(snapshot.game_key))
+        if snapshot.chat_kind == "private":
+            # Against the computer: nobody to hand a missed turn to but the computer itself.
+            return render_solo_lobby(t, snapshot, [k for k in keys if k != AUTOPILOT_AFTER])
         return render_lobby(t, snapshot, keys)
     title = esc(game_name(t, snapshot.game_key))
     cancelled = t("table.cancelled", game=title)
@@ -178,7 +186,8 @@ def result_content(t: Translator, snapshot: GameSnapshot) -> Content:
 def _left_line(t: Translator, snapshot: GameSnapshot) -> list[str]:
     """Who did not play to the end — who left the game, and who was away while the computer
     played for him — and so ranks below those who stayed, whatever the cards said. With
-    nobody staying they all share the first place: then only what happened is said."""
+    nobody staying they all share the last place, which the results say (a loss for each):
+    then only what happened is said."""
     abandoned = abandoned_seats(snapshot.seats)
     below = "" if len(abandoned) == len(snapshot.seats) else "_below"
     lines = []

@@ -33,6 +33,7 @@ from bot.services.ratings import MIN_GAMES
 from bot.services.stats import (
     Board,
     BoardLine,
+    GameStats,
     GameSummary,
     Leaders,
     PlayedGame,
@@ -127,15 +128,15 @@ def wording(everyone: bool, private: bool) -> str:
     return "private" if private else "chat"
 
 
-def rating_text(t: Translator, line: BoardLine) -> str:
-    """The rating, marked while it is provisional."""
+def rating_text(t: Translator, line: BoardLine | GameStats) -> str:
+    """The rating, marked while it is provisional (on a board and in ``/stats`` alike)."""
     if line.provisional:
         return t("board.provisional_rating", rating=line.rating)
     return str(line.rating)
 
 
-def provisional_note(t: Translator, lines: Sequence[BoardLine]) -> list[str]:
-    """The line that explains the mark, under a board that shows it."""
+def provisional_note(t: Translator, lines: Sequence[BoardLine | GameStats]) -> list[str]:
+    """The line that explains the mark, under a board (or a record) that shows it."""
     if not any(line.provisional for line in lines):
         return []
     return [t.plural("board.provisional", MIN_GAMES)]
@@ -241,16 +242,12 @@ def render_stats(t: Translator, name: str, stats: PlayerStats) -> str:
     lines = [t("mystats.title", name=short_name(name))]
     for game in stats.games:
         title = esc(game_name(t, game.game_key))
+        rating = rating_text(t, game)
         if game.change is None:
-            lines.append(t("mystats.game", game=title, rating=game.rating))
+            lines.append(t("mystats.game", game=title, rating=rating))
         else:
             lines.append(
-                t(
-                    "mystats.game_changed",
-                    game=title,
-                    rating=game.rating,
-                    change=signed(game.change),
-                )
+                t("mystats.game_changed", game=title, rating=rating, change=signed(game.change))
             )
         lines.append(
             t(
@@ -262,7 +259,7 @@ def render_stats(t: Translator, name: str, stats: PlayerStats) -> str:
                 streak=game.best_streak,
             )
         )
-    return "\n".join(lines)
+    return "\n".join([*lines, *provisional_note(t, stats.games)])
 
 
 def chart_request(t: Translator, stats: PlayerStats) -> ChartRequest:
@@ -299,11 +296,14 @@ def when(t: Translator, moment: datetime) -> str:
     return format_datetime(moment, t("history.date_format"), locale=t.language)
 
 
-def render_history(t: Translator, games: Sequence[PlayedGame]) -> Content:
-    """The chat's last games: places and rating changes, a button per game."""
+def render_history(
+    t: Translator, games: Sequence[PlayedGame], *, private: bool = False
+) -> Content:
+    """The chat's last games: places and rating changes, a button per game; ``private``: in
+    a private chat, where they are the reader's own games, wherever he played them."""
     if not games:
-        return Content(t("history.empty"))
-    lines = [t("history.title")]
+        return Content(t("history.empty_private" if private else "history.empty"))
+    lines = [t("history.title_private" if private else "history.title")]
     buttons = []
     for number, game in enumerate(games, start=1):
         lines += [
@@ -328,8 +328,11 @@ def duration_text(t: Translator, seconds: float) -> str:
     return t("history.duration_minutes", minutes=whole // 60, seconds=whole % 60)
 
 
-def render_summary(t: Translator, summary: GameSummary, now: float) -> Content:
-    """A finished game: its final table again, then what the action log says."""
+def render_summary(
+    t: Translator, summary: GameSummary, now: float, *, private: bool = False
+) -> Content:
+    """A finished game: its final table again, then what the action log says; ``private``:
+    in a private chat's history, whose games were played elsewhere too."""
     game = summary.game
     table = table_content(t, summary.snapshot, now)
     moves = t.plural("history.moves", summary.moves)
@@ -352,6 +355,7 @@ def render_summary(t: Translator, summary: GameSummary, now: float) -> Content:
     lines.append(" · ".join(by_seat))
     changes = [_seat_result(t, game, seat) for seat in game.seats if seat.change is not None]
     if changes:
-        lines.append(t("history.changes", changes=" · ".join(changes)))
+        key = "history.changes_private" if private else "history.changes"
+        lines.append(t(key, changes=" · ".join(changes)))
     back = Button(t("button.history_back"), HistoryPress().encode())
     return Content("\n".join(lines), ((back,),))

@@ -19,6 +19,8 @@ from bot.telegram.render.content import Button, Content, Keyboard, rows
 
 #: Longest name shown; Telegram allows 64 characters, but a table must stay narrow.
 NAME_LIMIT = 24
+#: Longest group title shown (Telegram allows 128 characters): it heads a line of its own.
+TITLE_LIMIT = 48
 PLACE_MEDALS = {1: "🥇", 2: "🥈", 3: "🥉"}
 
 
@@ -88,7 +90,20 @@ def person_name(name: str) -> str:
     """A name a person gave himself, ready for a message: shortened (:func:`short`),
     HTML-escaped, and — if it holds right-to-left letters — isolated (FSI … PDI), so that
     it cannot reorder the line it stands in. Every user-supplied name goes through here."""
-    shown = esc(short(name))
+    return _isolated(esc(short(name)))
+
+
+def group_title(title: str) -> str:
+    """A group's title, as a message names it: as :func:`person_name` gives a name, cut to
+    :data:`TITLE_LIMIT` (members choose titles as freely as names)."""
+    title = BIDI_CONTROLS.sub("", title).strip() or "?"
+    if len(title) > TITLE_LIMIT:
+        title = title[: TITLE_LIMIT - 1] + "…"
+    return _isolated(esc(title))
+
+
+def _isolated(shown: str) -> str:
+    """``shown`` between FSI and PDI if it holds right-to-left letters."""
     if any(unicodedata.bidirectional(char) in ("R", "AL") for char in shown):
         return FSI + shown + PDI
     return shown
@@ -294,16 +309,20 @@ def render_results(t: Translator, snapshot: GameSnapshot) -> list[str]:
             # "1 pair", "2 pairs"; a fraction ("1.5 points") takes the plural of 2.
             count = int(value) if float(value).is_integer() else 2
             key = f"results.score.{snapshot.game_key}"
-            said = t.plural(key, count, score=_number(value))
+            said = t.plural(key, count, score=score_text(value))
             if said == key:  # no words of the game's own: points
-                said = t.plural("results.score", count, score=_number(value))
+                said = t.plural("results.score", count, score=score_text(value))
             line += " — " + said
         rating = rating_change(t, snapshot, seat.seat)
         if rating:
             line += " · " + rating
         lines.append(line)
     places = [outcome.places[seat.seat] for seat in snapshot.seats]
-    if len(places) > 1 and len(set(places)) == 1:
+    if len(places) > 1 and set(places) != {1} and len(set(places)) == 1:
+        # All share the last place: nobody stayed to the end, so nobody won — a loss for
+        # each (:func:`~bot.games.engine.counted_outcome`), not a draw nor a tie.
+        lines.append(t("results.nobody_won"))
+    elif len(places) > 1 and len(set(places)) == 1:
         lines.append(t("results.draw"))  # everyone first: say so, not only with medals
     elif len(set(places)) < len(places):
         shared = sorted({p for p in places if places.count(p) > 1})
@@ -311,8 +330,11 @@ def render_results(t: Translator, snapshot: GameSnapshot) -> list[str]:
     return lines
 
 
-def _number(value: float) -> str:
-    return str(int(value)) if float(value).is_integer() else f"{value:.1f}"
+def score_text(value: float) -> str:
+    """A score as a result shows it: ``12``, ``7.5``, ``−16`` — below zero with a minus sign
+    (U+2212), as every number the bot shows, never the hyphen ``str`` gives."""
+    shown = str(int(abs(value))) if float(value).is_integer() else f"{abs(value):.1f}"
+    return f"−{shown}" if value < 0 else shown
 
 
 def take_back_keyboard(t: Translator, snapshot: GameSnapshot) -> Keyboard:

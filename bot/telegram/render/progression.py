@@ -57,13 +57,19 @@ PHASE_BETWEEN = "between_deals"
 PHASE_OVER = "over"
 
 
+def points(value: int) -> str:
+    """A total: ``87``, ``−16`` — a minus sign (U+2212), as every other number the bot shows
+    below zero, never the hyphen ``str`` gives."""
+    return f"−{-value}" if value < 0 else str(value)
+
+
 def signed(value: int) -> str:
-    """A score with its sign: ``+33``, ``-20``, ``0``."""
-    return f"+{value}" if value > 0 else str(value)
+    """A score with its sign: ``+33``, ``−20``, ``0``."""
+    return f"+{value}" if value > 0 else points(value)
 
 
 def change(value: int) -> str:
-    """What a play changes: ``+20``, ``-10``, ``±0``."""
+    """What a play changes: ``+20``, ``−10``, ``±0``."""
     return signed(value) if value else "±0"
 
 
@@ -116,7 +122,7 @@ def _standings(t: Translator, snapshot: GameSnapshot, totals: Sequence[int]) -> 
             "progression.standing",
             place=1 + sum(1 for other in totals if other > totals[seat]),
             name=seat_name(t, snapshot, seat),
-            total=str(totals[seat]),
+            total=points(totals[seat]),
         )
         for seat in order
     ]
@@ -131,7 +137,7 @@ def _sheet_lines(t: Translator, snapshot: GameSnapshot, sheet: ScoreSheet) -> li
                 "progression.sheet_player",
                 name=seat_name(t, snapshot, seat),
                 score=signed(row.deal_score),
-                total=str(row.total),
+                total=points(row.total),
             ),
             *stack_lines(t, row.stacks, row.stack_scores),
         ]
@@ -174,7 +180,7 @@ class ProgressionRenderer:
                 + t(
                     "progression.player",
                     name=seat_name(t, snapshot, seat),
-                    total=str(view.totals[seat]),
+                    total=points(view.totals[seat]),
                     score=signed(view.deal_scores[seat]),
                 ),
                 *stack_lines(t, stacks, view.stack_scores[seat]),
@@ -187,7 +193,7 @@ class ProgressionRenderer:
         lines = []
         best = max(view.totals)
         if best >= view.target:
-            lines.append(t("progression.tie", total=str(best)))
+            lines.append(t("progression.tie", total=points(best)))
         return [*lines, _next_soon(t, view), *_ready_line(t, snapshot, view)]
 
     def panel(
@@ -293,7 +299,7 @@ class ProgressionRenderer:
             "",
             t(
                 "progression.your_stacks",
-                total=str(view.totals[seat]),
+                total=points(view.totals[seat]),
                 score=signed(view.deal_scores[seat]),
             ),
             *stack_lines(t, view.private_stacks[seat], view.stack_scores[seat]),
@@ -314,7 +320,7 @@ class ProgressionRenderer:
             "",
             t(
                 "progression.your_stacks",
-                total=str(view.totals[seat]),
+                total=points(view.totals[seat]),
                 score=signed(view.deal_scores[seat]),
             ),
             *stack_lines(t, view.private_stacks[seat], view.stack_scores[seat]),
@@ -351,7 +357,7 @@ class ProgressionRenderer:
         row = sheet.rows[view.seat]
         lines = [
             t("progression.sheet_title", deal=sheet.deal),
-            t("progression.you_scored", score=signed(row.deal_score), total=str(row.total)),
+            t("progression.you_scored", score=signed(row.deal_score), total=points(row.total)),
             *stack_lines(t, row.stacks, row.stack_scores),
             "",
             t("progression.standings", target=view.target),

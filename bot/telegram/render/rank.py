@@ -1,12 +1,16 @@
 """Rank's table and panel.
 
-A waiting player's panel shows his hand and his own status (out, or his last card pending),
-which change only with his own moves and returns. The acting player's adds what he decides
-on: the top card, how many cards the others hold, whose last card his move settles, the
-prompt, and exactly the legal moves: playable cards, the joker (which opens a rank picker,
-then the follow-up cards or End turn), Draw, then the drawn card or Keep, or Pass. In a
-private chat the table is right above the panel, in the same message: the panel leaves the
-top card and the others to it.
+Every panel shows the player's hand and his own status (out, or his last card pending), and
+— while he still plays — what the table shows, in two lines: the top card, and how many cards
+each of the others holds, in turn order from him (the one to move marked 👉). With up to ten
+players, one waits through several moves and plans his next turn meanwhile, so unlike the
+other games' panels a waiting one here follows the others' moves: an edit of his private
+chat, which the sender coalesces (the newest state only, at most about one a second) and puts
+after the mover's panel. The acting player's panel adds whose last card his move settles,
+the prompt, and exactly the legal moves: playable cards, the joker (which opens a rank
+picker, then the follow-up cards or End turn), Draw, then the drawn card or Keep, or Pass.
+In a private chat the table is right above the panel, in the same message: the panel leaves
+the top card and the others to it.
 """
 
 from __future__ import annotations
@@ -81,13 +85,13 @@ class RankRenderer:
         elif view.pending == seat:
             lines.append(t("rank.you_are_pending"))
         legal = snapshot.legal.get(seat, ())
-        if not legal:
-            # Waiting: nothing here moves with the others' moves (see the module's docstring).
-            return lines, ()
-        if not private_game(snapshot):
-            # In a private chat the table right above shows the top card and the others.
+        if not private_game(snapshot) and not view.finished and seat not in view.out:
+            # What the table shows, for his next turn; in a private chat the table is right
+            # above. A player out for good has no turn to plan.
             lines.append(t("rank.top", top=_top(t, view)))
             lines.append(self._others(t, snapshot, view, seat))
+        if not legal:
+            return lines, ()
         if view.pending is not None and view.pending != seat:
             lines.append(t("rank.pending_other", player=seat_name(t, snapshot, view.pending)))
 
@@ -130,10 +134,13 @@ class RankRenderer:
 
     @staticmethod
     def _others(t: Translator, snapshot: GameSnapshot, view: RankView, seat: int) -> str:
-        """The other players in turn order from the reader: cards held, out or pending."""
+        """The other players in turn order from the reader: cards held, out or pending; the
+        one to move marked as on the table (a waiting reader sees how far his turn is)."""
         order = [(seat + step) % view.players for step in range(1, view.players)]
         players = " · ".join(
-            f"{seat_name(t, snapshot, other)} — {_status(t, view, other)}" for other in order
+            f"{'👉 ' if other == view.turn else ''}{seat_name(t, snapshot, other)}"
+            f" — {_status(t, view, other)}"
+            for other in order
         )
         return t("rank.others", players=players)
 

@@ -13,8 +13,11 @@ Waiting calls go in order of :class:`Priority` — the panel of the player whose
 first, then other panels, then group tables and results, lobbies, informational replies last;
 within a priority, by *fair shares*: each call says whose it is (a game, a forum topic), and the
 share served longest ago in its chat goes first — so a topic or a game that asks a lot waits
-for its own calls, not the others'. Informational replies may moreover use only part of a
-group's window (:attr:`Limits.reply_calls`), so the game keeps the rest.
+for its own calls, not the others'. While a game is played in a group, informational replies
+may use only part of its window (:attr:`Limits.reply_calls`), so the game keeps the rest; a
+group where no game message has gone for :attr:`Limits.play_memory` seconds has no game to
+keep it for, and its answers may use the whole window but the few calls a new game's first
+messages need at once (:attr:`Limits.quiet_reserve`).
 
 A group's game messages — tables, lobbies, results — are moreover *paced*: at most one in
 any :attr:`CallBudget.pace` seconds in a group, so that a table moves steadily rather than in
@@ -69,9 +72,9 @@ class Limits:
     #: Calls in any ``group_window`` seconds in one group (Telegram: 20 a minute).
     group_calls: int = 18
     group_window: float = 60.0
-    #: Of those, calls informational replies may use at most; and they go only while this
-    #: many more are free for the game's own messages (a reply never takes the place a table
-    #: edit due in a moment will need).
+    #: Of those, calls informational replies may use at most while a game is played in the
+    #: group; and they go only while this many more are free for the game's own messages (a
+    #: reply never takes the place a table edit due in a moment will need).
     reply_calls: int = 4
     reply_reserve: int = 6
     #: Calls in any ``private_window`` seconds in one private chat (Telegram: about one a
@@ -83,12 +86,23 @@ class Limits:
     #: window a little longer, since calls let through together do not arrive together).
     overall_calls: int = 28
     overall_window: float = 1.05
+    #: Seconds a group counts as playing after its last game message (a table, a lobby, a
+    #: result) went: twice a window, longer than a turn waits by default, so a live table
+    #: whose players think is never taken for a quiet group.
+    play_memory: float = 120.0
+    #: In a group that is not playing, calls its answers leave free: a lobby opened right
+    #: after them, and its first change, go at once.
+    quiet_reserve: int = 2
 
     @classmethod
     def unlimited(cls) -> Limits:
         """No limit worth the name: for a Bot API that has none (tests of other things)."""
         many = 10**9
         return cls(many, 1.0, many, 0, many, 1.0, many, 1.0)
+
+    def playing(self, last_game_call: float, now: float) -> bool:
+        """Whether a group whose last game message went at ``last_game_call`` is playing."""
+        return now - last_game_call < self.play_memory
 
 
 @dataclass(slots=True)
@@ -129,6 +143,11 @@ class _Chat:
     last_paced: bool = False
     #: Whether the last call counted took information's share.
     last_reply: bool = False
+    #: When the last game message (a table, a lobby, a result, a pin) went, and the one
+    #: before it (to give the moment back with :meth:`CallBudget.put_back`).
+    game_at: float = float("-inf")
+    game_before: float = float("-inf")
+    last_game: bool = False
 
 
 class CallBudget:
@@ -224,6 +243,8 @@ class CallBudget:
             if chat.last_reply and chat.replies:
                 chat.replies.pop()
                 chat.last_reply = False
+            if chat.last_game:
+                chat.game_at, chat.last_game = chat.game_before, False
         if self._overall:
             self._overall.pop()
         self.granted -= 1
@@ -316,10 +337,13 @@ class CallBudget:
                 if paced and self._paced(chat_id, ticket)
                 else at
             )
-        share = _window_free(chat.replies, limits.reply_calls, limits.group_window, now)
-        spare = _window_free(
-            chat.calls, limits.group_calls - limits.reply_reserve, limits.group_window, now
-        )
+        if limits.playing(chat.game_at, now):
+            share = _window_free(chat.replies, limits.reply_calls, limits.group_window, now)
+            reserve = limits.reply_reserve
+        else:
+            # No game to keep the window for: its answers may have it all but the reserve.
+            share, reserve = now, min(limits.quiet_reserve, limits.reply_reserve)
+        spare = _window_free(chat.calls, limits.group_calls - reserve, limits.group_window, now)
         information = max(at, share, spare)
         if priority >= Priority.REPLY:
             return information
@@ -355,6 +379,9 @@ class CallBudget:
         chat.last_paced = not informational and self._paced(chat_id, ticket)
         if chat.last_paced:
             chat.paced_before, chat.paced_at = chat.paced_at, now
+        chat.last_game = chat_id < 0 and ticket.priority < Priority.REPLY
+        if chat.last_game:
+            chat.game_before, chat.game_at = chat.game_at, now
         self._served[chat_id, ticket.share] = now
         if self.journal is not None:
             self.journal.append((chat_id, now))
@@ -435,15 +462,17 @@ class CallBudget:
             self._forget_quiet(now)
 
     def _forget_quiet(self, now: float) -> None:
-        """Forget the chats whose calls have left every window (and their pace), and the
-        shares not served within a group's window (which then rank as never served: behind
-        none that was, as before)."""
+        """Forget the chats whose calls have left every window (and their pace) and that are
+        not playing, and the shares not served within a group's window (which then rank as
+        never served: behind none that was, as before)."""
         limits = self.limits
         quiet_since = now - max(limits.group_window, limits.private_window, 2 * self.pace)
         self._chats = {
             chat_id: chat
             for chat_id, chat in self._chats.items()
-            if chat.paused_until > now or (chat.calls and chat.calls[-1] > quiet_since)
+            if chat.paused_until > now
+            or (chat.calls and chat.calls[-1] > quiet_since)
+            or limits.playing(chat.game_at, now)
         }
         self._served = {
             key: at for key, at in self._served.items() if at > now - limits.group_window

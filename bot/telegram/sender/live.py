@@ -156,12 +156,13 @@ class Publisher:
         """Bring the table and the players' panels of this game up to date (soon).
 
         A game in its player's private chat keeps one message there, the table and his hand
-        together, in his language (:func:`~bot.telegram.render.solo_content`).
+        together, in his language (:func:`~bot.telegram.render.solo_content`) — from its lobby
+        on: the message that offered its options becomes the game when he deals it.
         """
         for watcher in self.watchers:
             watcher(snapshot)
         owner = snapshot.seat_of(snapshot.chat_id) if snapshot.chat_kind == "private" else None
-        if owner is not None and not snapshot.is_lobby:
+        if owner is not None:
             self._publish_panel(
                 snapshot,
                 owner.seat,
@@ -490,8 +491,11 @@ class Publisher:
                 self.sight.brought_back(slot.game_id)
             if slot.private:
                 self._free_at[slot.chat_id] = loop.time() + self.private_interval
+            # The move this panel shows waits for its player since then (``None``: no move).
+            waiting = slot.turn_started
             try:
-                await self._deliver(slot, content)
+                if await self._deliver(slot, content) and waiting is not None:
+                    self._notified(slot, waiting)
                 slot.sent = shown
                 slot.failures = 0
                 if slot.changed_at is not None and slot.seat is None:
@@ -616,17 +620,27 @@ class Publisher:
             except Exception:
                 logger.exception("Could not record which games are shown")
 
-    async def _deliver(self, slot: Slot, content: Content) -> None:
-        """Edit the slot's message, or send it anew; a 403 hands a player's seat over."""
+    def _notified(self, panel: Slot, waiting: float) -> None:
+        """A panel went out as a new message, which notifies its player, while his move
+        waited for him since ``waiting``: it showed that move, so his ping for it is spent —
+        one sent a moment later would only show the same panel twice."""
+        if panel.turn_started == waiting:
+            self.pings.cancel(panel)
+
+    async def _deliver(self, slot: Slot, content: Content) -> bool:
+        """Edit the slot's message, or send it anew; a 403 hands a player's seat over.
+        Whether it went out as a new message (one that notifies)."""
         try:
-            await self._edit_or_send(slot, content)
+            return await self._edit_or_send(slot, content)
         except Forbidden as error:
             slot.unreachable = True
             logger.warning("Cannot message chat %s: %s", slot.chat_id, error)
             if slot.seat is not None and self.on_unreachable is not None:
                 await self.on_unreachable(slot.game_id, slot.seat)
+            return False
 
-    async def _edit_or_send(self, slot: Slot, content: Content) -> None:
+    async def _edit_or_send(self, slot: Slot, content: Content) -> bool:
+        """Edit the slot's message in place, or send it as a new one (then True)."""
         shown: dict[str, Any] = {
             "chat_id": slot.chat_id,
             "text": content.text,
@@ -641,11 +655,11 @@ class Publisher:
             try:
                 edit = {**shown, "message_id": slot.message_id}
                 await self._call(slot, "editMessageText", edit)
-                return
+                return False
             except BadRequest as error:
                 message = error.message.lower()
                 if "not modified" in message:
-                    return
+                    return False
                 if not any(gone in message for gone in _GONE):
                     raise
                 logger.info(
@@ -660,6 +674,7 @@ class Publisher:
         await self._remember(slot)
         if retired is not None:
             await self._retire(slot, retired)
+        return True
 
     async def _retire(self, slot: Slot, message_id: int) -> None:
         """Delete a message a newer copy replaces (its buttons are refused as outdated
@@ -754,4 +769,7 @@ def result_note(snapshot: GameSnapshot) -> Note | None:
     if snapshot.topic_id:
         data["message_thread_id"] = snapshot.topic_id
     share = ("game", snapshot.game_id)
-    return Note(snapshot.chat_id, ("sendMessage", data), Priority.TABLE, share, must=True)
+    what = f"result of game {snapshot.game_id}"
+    return Note(
+        snapshot.chat_id, ("sendMessage", data), Priority.TABLE, share, must=True, what=what
+    )

@@ -107,7 +107,10 @@ def tidy_note(endpoint: str, chat_id: int, message_id: int) -> Note:
     too old or already gone stays as it is); a second one for the message while the first
     waits is the same (its key)."""
     call = (endpoint, {"chat_id": chat_id, "message_id": message_id})
-    return Note(chat_id, call, Priority.REPLY, key=("tidy", chat_id, message_id), quiet=True)
+    what = ("deleting" if endpoint == "deleteMessage" else "tidying") + f" message {message_id}"
+    return Note(
+        chat_id, call, Priority.REPLY, key=("tidy", chat_id, message_id), quiet=True, what=what
+    )
 
 
 class Outcome(enum.Enum):
@@ -126,6 +129,11 @@ class Outcome(enum.Enum):
     DROPPED = "dropped"
     #: Not sent: this process stopped leading before it could (the next leader sends it).
     ABANDONED = "abandoned"
+
+
+def _capital(what: str) -> str:
+    """``what`` to begin a log line with."""
+    return what[:1].upper() + what[1:]
 
 
 #: A Bot API call, made when the note's turn comes: ``(endpoint, data)`` posted as they are.
@@ -155,6 +163,8 @@ class Note:
     quiet: bool = False
     #: Told of Telegram's answer once the note is sent (e.g. a board's message id).
     on_sent: Callable[[Any], None] | None = None
+    #: What it is, for the log: "reply to /help", "result of game 12", a notice…
+    what: str = "a message"
     created: float = 0.0
     outcome: asyncio.Future[Outcome] = field(
         default_factory=lambda: asyncio.get_running_loop().create_future()
@@ -367,6 +377,13 @@ class Notes:
             message_call(note.asker, note.private_text),
             Priority.REPLY,
             key=("diverted", note.key) if note.key is not None else None,
+            what=f"{note.what}, diverted from chat {note.chat_id}",
+        )
+        logger.info(
+            "%s for chat %s goes to user %s's private chat instead",
+            _capital(note.what),
+            note.chat_id,
+            note.asker,
         )
         self.post(private)
         private.created = note.created  # dropped if it cannot go within drop_after either
@@ -382,7 +399,7 @@ class Notes:
         note.settle(Outcome.DROPPED)
         if note.chat_id not in self._told:
             self._told[note.chat_id] = None
-            logger.info("A message for chat %s was dropped (%s)", note.chat_id, why)
+            logger.info("%s for chat %s was dropped (%s)", _capital(note.what), note.chat_id, why)
 
     async def _send(self, note: Note, ticket: Ticket) -> None:
         endpoint, data = note.call
@@ -410,7 +427,9 @@ class Notes:
                 note.settle(Outcome.SENT)
                 return
             level = logging.INFO if note.quiet else logging.WARNING
-            logger.log(level, "%s in chat %s refused: %s", endpoint, note.chat_id, error)
+            logger.log(
+                level, "%s (%s) in chat %s refused: %s", endpoint, note.what, note.chat_id, error
+            )
             note.settle(Outcome.FAILED)
             return
         except NetworkError as error:

@@ -43,6 +43,9 @@ KEEP_DELIVERED = 24 * 3600.0
 
 #: Messages remembered as tidied (a message tidied long ago is gone anyway).
 TIDIED = 10_000
+#: Seconds within which a message is tidied once, however often it is asked for; past them
+#: it may be asked again (the first call may have been dropped in a busy chat, or failed).
+TIDY_AGAIN_AFTER = 60.0
 #: Follow-ups waited for at most (:meth:`Outbox.expect`).
 EXPECTED_AT_MOST = 10_000
 
@@ -75,6 +78,7 @@ def letter_of(
         "must": note.must,
         "paced": note.paced,
         "quiet": note.quiet,
+        "what": note.what,
     }
     if menu is not None:
         body["menu"] = list(menu)
@@ -107,6 +111,7 @@ def note_of(letter: Letter) -> Note:
         must=bool(body.get("must", False)),
         paced=bool(body.get("paced", True)),
         quiet=bool(body.get("quiet", False)),
+        what=str(body.get("what") or "a message"),
     )
 
 
@@ -141,8 +146,8 @@ class Outbox:
         self._settled: list[Settled] = []
         self._settling: asyncio.Task[None] | None = None
         self._tasks: set[asyncio.Task[Any]] = set()
-        #: Messages a tidy call was set off for: (chat, message) — those of late.
-        self._tidied: Recent[tuple[int, int], None] = Recent(TIDIED)
+        #: Messages a tidy call was set off for, and when: (chat, message) — those of late.
+        self._tidied: Recent[tuple[int, int], float] = Recent(TIDIED)
         #: Who waits for a follow-up's result, by the token in its ``then``.
         self._expected: dict[str, asyncio.Future[Any]] = {}
         #: Letters posted outside any update, to be written (:meth:`_write`).
@@ -165,13 +170,15 @@ class Outbox:
             self._writing = asyncio.create_task(self._write())
 
     def tidy(self, endpoint: str, chat_id: int, message_id: int) -> None:
-        """Delete a message, or take its buttons off, once — an old message pressed again
-        and again before the call lands costs its chat one call, not one a press — and as
-        best it can be done: one too old or already gone stays as it is."""
-        key = (chat_id, message_id)
-        if key in self._tidied:
+        """Delete a message, or take its buttons off, once a while — an old message pressed
+        again and again before the call lands costs its chat one call, not one a press; one
+        pressed after :data:`TIDY_AGAIN_AFTER` asks again, as a call dropped in a busy chat
+        would otherwise leave its buttons for good — and as best it can be done: one too old
+        or already gone stays as it is."""
+        key, now = (chat_id, message_id), self.clock()
+        if now - self._tidied.get(key, now - TIDY_AGAIN_AFTER) < TIDY_AGAIN_AFTER:
             return
-        self._tidied[key] = None
+        self._tidied[key] = now
         self.post(letter_of(tidy_note(endpoint, chat_id, message_id)))
 
     async def write(self, letter: Letter) -> None:
@@ -293,12 +300,22 @@ class Outbox:
         try:
             note = await draw(pending)
         except ServiceError as error:  # what it speaks of is gone: nothing to say
-            logger.info("Letter %s has nothing to say (%s); dropped", pending.id, error.code)
+            logger.info(
+                "Letter %s (%s of game %s) has nothing to say (%s); dropped",
+                pending.id,
+                pending.letter.kind,
+                pending.letter.game_id,
+                error.code,
+            )
             self._settle(pending, "failed", None)
             return
         except Exception as error:  # the database is away: read again at the next sweep
             logger.warning(
-                "Letter %s could not be drawn (%s); trying again soon", pending.id, error
+                "Letter %s (%s of game %s) could not be drawn (%s); trying again soon",
+                pending.id,
+                pending.letter.kind,
+                pending.letter.game_id,
+                error,
             )
             self._in_flight.discard(pending.id)
             return

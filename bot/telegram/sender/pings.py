@@ -3,7 +3,9 @@
 An edit notifies nobody. So when a decision has waited :data:`PING_AFTER` seconds for its
 player — no press of his since it came — his panel is sent as a new message (the old one
 deleted), unless he turned pings off (``/pings``). A player thinking at his phone is not pinged:
-a press of his since his move came says he is there (:meth:`Pings.pressed`).
+a press of his since his move came says he is there (:meth:`Pings.pressed`). A panel that
+reached him as a new message while his move waited notified him already: that is the move's
+ping (the publisher cancels the one armed).
 """
 
 from __future__ import annotations

@@ -59,7 +59,16 @@ class Pins:
         if playing:
             data["disable_notification"] = True
         share = ("game", slot.game_id)
-        note = Note(slot.chat_id, (endpoint, data), Priority.TABLE, share, paced=False, quiet=True)
+        what = f"{'pinning' if playing else 'unpinning'} the table of game {slot.game_id}"
+        note = Note(
+            slot.chat_id,
+            (endpoint, data),
+            Priority.TABLE,
+            share,
+            paced=False,
+            quiet=True,
+            what=what,
+        )
         slot.pinned = playing
         chat_id = slot.chat_id
 

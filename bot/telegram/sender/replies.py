@@ -1,16 +1,18 @@
 """How much information a chat gets: informational replies (/help, /rules, boards, refusals)
 without spending a group's budget, and lobbies opened and cancelled.
 
-A group's window holds 18 calls a minute, and its games need them. So what is only information
-is answered sparingly (:class:`ReplyGate`): the same reply is not sent twice into one chat
-within a minute (the first one is right above), one person gets a few replies a minute in a
-chat and a group a few in all; anything past that is dropped, and said once in the log.
+A group's window holds 18 calls a minute. So what is only information is answered with some
+care (:class:`ReplyGate`): the same reply is not sent twice into one chat within a minute (the
+first one is right above), one person gets a few replies a minute in a group — the others'
+questions are not buried under his — and a group no more than its window could carry in all.
 What gets through is sent at the lowest priority (:data:`Priority.REPLY`), inside the share of
-the group's window that replies may use (:class:`~bot.telegram.sender.budget.Limits`). A
-private chat is its owner's own: only he is limited there, more loosely, so that nobody queues
-a backlog.
+the group's window that replies may use (:class:`~bot.telegram.sender.budget.Limits`: a part of
+it while a game is played there, nearly all of it otherwise). A private chat is its owner's
+own: only he is limited there, more loosely, so that nobody queues a backlog.
 A reply the gate holds back in a group goes to its asker's private chat instead, if he has
-started the bot (:meth:`~bot.telegram.sender.notes.Notes.post_private`).
+started the bot (:meth:`~bot.telegram.sender.notes.Notes.post_private`), saying why: he asked
+a lot (:attr:`Verdict.TOO_MANY`), or the group has had all it can take
+(:attr:`Verdict.GROUP_FULL`).
 
 The same counts, without the merging, limit how often a person and a group open and cancel
 lobbies (:meth:`ReplyGate.allow`): each lobby is a message in the group.
@@ -31,6 +33,8 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Final, TypeVar
 
+from bot.telegram.sender.budget import Limits
+
 logger = logging.getLogger(__name__)
 
 #: Entries of each kind the gate keeps at most (about 1 kB apiece with their moments).
@@ -44,19 +48,23 @@ class Verdict(Enum):
     SEND = "send"
     #: The same reply went into the chat a moment ago: it is right above.
     DUPLICATE = "duplicate"
-    #: This person, or this group, has had its share of replies for now.
+    #: This person has had his share of replies for now (in a group: of its answers).
     TOO_MANY = "too many"
+    #: The group has had as many replies as its window can take for now, whoever asked.
+    GROUP_FULL = "group full"
 
 
 @dataclass
 class ReplyGate:
     """Decides whether an informational reply goes into a chat now."""
 
-    #: Replies one person may draw in one group in any ``window`` seconds.
-    per_user: int = 3
-    #: Replies one group may get in any ``window`` seconds, whoever asks (as many as its
-    #: budget lets replies have: :attr:`~bot.telegram.sender.budget.Limits.reply_calls`).
-    per_chat: int = 4
+    #: Replies one person may draw in one group in any ``window`` seconds: enough to look
+    #: round (help, rules, a board, his stats), not enough to bury the others' questions.
+    per_user: int = 5
+    #: Replies one group may get in any ``window`` seconds, whoever asks: no more than its
+    #: whole window (:attr:`~bot.telegram.sender.budget.Limits.group_calls`) — how many of
+    #: them go now is the budget's to say, by whether a game is played there.
+    per_chat: int = Limits().group_calls
     #: Replies one person may draw in his own private chat in any ``window`` seconds.
     per_private: int = 20
     window: float = 60.0
@@ -81,11 +89,17 @@ class ReplyGate:
         if last is not None and now - last < self.window:
             return Verdict.DUPLICATE
         asker = (chat_id, user_id)
-        if not self._take(chat_id, user_id, now):
+        refused = self._refusal(chat_id, user_id, now)
+        if refused is not None:
             if asker not in self._told:
                 _touch(self._told, asker, None, self.remembered)
-                logger.info("Replies to user %s in chat %s held back for now", user_id, chat_id)
-            return Verdict.TOO_MANY
+                logger.info(
+                    "Replies to user %s in chat %s held back for now (%s)",
+                    user_id,
+                    chat_id,
+                    "the group's fill" if refused is Verdict.GROUP_FULL else "his share",
+                )
+            return refused
         self._told.pop(asker, None)
         if chat_id < 0:  # in a private chat, the same reply twice is what its owner asked
             _touch(self._sent, (chat_id, key), now, self.remembered)
@@ -100,6 +114,12 @@ class ReplyGate:
 
     def _take(self, chat_id: int, user_id: int, now: float) -> bool:
         """Count one for the person and the chat, if both are under their limits."""
+        return self._refusal(chat_id, user_id, now) is None
+
+    def _refusal(self, chat_id: int, user_id: int, now: float) -> Verdict | None:
+        """Count one for the person and the chat, if both are under their limits; else say
+        which is not (:attr:`Verdict.TOO_MANY`: his; :attr:`Verdict.GROUP_FULL`: the
+        group's)."""
         mine = self._users.get((chat_id, user_id)) or deque()
         chat = self._chats.get(chat_id) or deque()
         for calls in (mine, chat):
@@ -107,13 +127,15 @@ class ReplyGate:
                 calls.popleft()
         private = chat_id > 0
         limit = self.per_private if private else self.per_user
-        if len(mine) >= limit or (not private and len(chat) >= self.per_chat):
-            return False
+        if len(mine) >= limit:
+            return Verdict.TOO_MANY
+        if not private and len(chat) >= self.per_chat:
+            return Verdict.GROUP_FULL
         mine.append(now)
         chat.append(now)
         _touch(self._users, (chat_id, user_id), mine, self.remembered)
         _touch(self._chats, chat_id, chat, self.remembered)
-        return True
+        return None
 
     def _forget(self, now: float) -> None:
         """Forget what has left the window, least recently touched first (each entry once:

@@ -232,8 +232,9 @@ def test_stats_text_and_the_chart() -> None:
         "📊 <b>Anna &lt;3</b>",
         "<b>Rank</b>: rating <b>1200</b> (+120 last game)",
         "3 games · 2 wins · 1 draw · 0 losses · best streak 2",
-        "<b>Your Trumps</b>: rating <b>950</b> (−50 last game)",
+        "<b>Your Trumps</b>: rating <b>950?</b> (−50 last game)",
         "1 game · 2 wins · 1 draw · 0 losses · best streak 2",
+        "? — fewer than 3 games so far: the rating is provisional.",
     ]
     assert stats.rated_games == 4
     png = rating_chart(T, stats)

@@ -90,18 +90,23 @@ def finished_rank(places: tuple[int, ...]) -> Any:
 
 def test_an_idle_player_whose_computer_won_is_not_told_he_left_nor_placed_below_if_first() -> None:
     """Issue #28: away (his turns ran out), the computer emptied his hand — and everyone else
-    was away at the end too, so nobody stayed and they share the first place. He was never
-    told he left, nor that he is placed below anyone: idle is not leaving."""
+    was away at the end too, so nobody stayed. He was never told he left, nor that he is
+    placed below anyone: idle is not leaving. Issue #35: nor that he won or drew — nobody
+    stayed, so nobody won, and it is a loss for each, as the log line says."""
     state = finished_rank((1, 2))
     game = snapshot("rank", state, timeouts=(AWAY, AWAY), status="finished")
-    assert game.outcome is not None and game.outcome.places == (1, 1)
+    assert game.outcome is not None and game.outcome.places == (2, 2)
     panel = panel_content(T, game, 0, NOW).text
-    assert "you finished 1 of 2" in panel
-    assert "💤 You were away, and the computer played for you to the end." in panel
+    assert "you finished 2 of 2" in panel
+    assert "💤 You were away and nobody stayed to the end: a loss for each, you included." in (
+        panel
+    )
     assert "left" not in panel and "below" not in panel
-    table = table_content(T, game, NOW).text
-    assert "💤 Away at the end, the computer playing for them: Anna, Boris." in table
-    assert "Left the game" not in table and "below" not in table
+    for text in (table_content(T, game, NOW).text, result_content(T, game).text):
+        assert "💤 Away at the end, the computer playing for them: Anna, Boris." in text
+        assert "🏳 Nobody won: nobody stayed to the end, so it is a loss for each." in text
+        assert "🥇" not in text and "draw" not in text and "Tied" not in text
+        assert "Left the game" not in text and "below" not in text
 
 
 def test_an_idle_player_below_one_who_stayed_is_told_he_was_away_not_that_he_left() -> None:
@@ -224,7 +229,9 @@ def test_a_panel_says_the_time_ran_out_until_the_players_next_decision(
             T, snapshot(key, later, names=names, timeouts=missed, events=step.events), 0, NOW
         )
         assert note in shown.text
-        if 0 not in rules.acting_seats(later) and not rules.legal_actions(later, 0):
+        # Rank's waiting panel shows the top card and the others' cards (issue #35).
+        waiting = 0 not in rules.acting_seats(later) and not rules.legal_actions(later, 0)
+        if waiting and key != "rank":
             assert shown == before, "a waiting panel does not move with the others' moves"
     # He presses again: his run of missed windows is over, and so is the note.
     pressed = snapshot(key, state, names=names, timeouts=(0,) * seats)

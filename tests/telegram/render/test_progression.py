@@ -22,6 +22,7 @@ from bot.i18n import SUPPORTED_LANGUAGES, translator
 from bot.services.types import GameSnapshot, SeatInfo
 from bot.telegram.callbacks import ActPress, ScreenPress, parse
 from bot.telegram.render import panel_content, table_content
+from bot.telegram.render.common import score_text
 from bot.telegram.render.content import Content
 
 T = translator("en")
@@ -138,11 +139,11 @@ def test_table_shows_every_stack_score_total_and_the_middle() -> None:
     assert "Anna is playing a card." in text
     assert "👉 <b>Anna</b> · 40 pts · deal +27" in text
     assert "   ♠ K J 2 6 7 8 → <b>+33</b>" in text
-    assert "   ♥️ A → <b>-20</b>" in text
+    assert "   ♥️ A → <b>−20</b>" in text
     assert "   ♦️ Q 9 10 → <b>+14</b>" in text
     assert "<b>🤖 Computer 1</b> · 12 pts · deal +2" in text
     assert "   ♠ 5 9 → <b>+2</b>" in text
-    assert "<b>Carla</b> · -5 pts · deal 0\n   <i>no stacks yet</i>" in text
+    assert "<b>Carla</b> · −5 pts · deal 0\n   <i>no stacks yet</i>" in text
     # The middle: whole stacks, the top card (the one that can be taken) in bold.
     assert "   ♠ 3 4 <b>Q</b>\n   ♦️ <b>7</b>\n   ♣ <b>10</b>" in text
     assert "To move: <b>Anna</b> ⏳ 50 s" in text
@@ -253,7 +254,7 @@ def test_waiting_player_sees_his_stacks_and_hand_and_no_buttons() -> None:
     content = panel_content(T, snapshot(midgame()), 2, NOW)
     assert content.keyboard == ()
     assert "Your hand: <b>2♥️ 10♥️ J♥️ Q♥️ 6♣</b>" in content.text
-    assert "<b>You</b> · -5 pts · deal 0" in content.text
+    assert "<b>You</b> · −5 pts · deal 0" in content.text
     assert "⏳ Not your turn — your move will show up here." in content.text
     # What the others' turns change is for the player to move (and the group) only.
     for public in ("Middle tops", "Draw pile", "Anna", "Computer"):
@@ -298,10 +299,10 @@ def test_between_deals_the_group_sees_the_score_sheet_and_everyone_may_press_nex
         "   ♦️ Q 9 10 → <b>+14</b>" in text
     )
     assert (
-        "<b>🤖 Computer 1</b> · deal -28 → -16 pts\n   ♠ 5 9 → <b>+2</b>\n"
-        "   ♥️ A K → <b>-30</b>" in text
+        "<b>🤖 Computer 1</b> · deal −28 → −16 pts\n   ♠ 5 9 → <b>+2</b>\n"
+        "   ♥️ A K → <b>−30</b>" in text
     )
-    assert "<b>Carla</b> · deal 0 → -5 pts\n   ♣ A K 7 → <b>0</b>" in text
+    assert "<b>Carla</b> · deal 0 → −5 pts\n   ♣ A K 7 → <b>0</b>" in text
     # The words quote the button, and say that one press does not do it.
     assert (
         "Deal 2 starts by itself within 20 s — or at once when everyone has pressed "
@@ -319,7 +320,7 @@ def test_between_deals_the_group_sees_the_score_sheet_and_everyone_may_press_nex
         assert "at once when everyone has pressed «⏭ Deal 2 now»" in panel.text
     anna = panel_content(T, game, 0, NOW).text
     assert "You scored <b>+47</b> → 87 pts." in anna
-    assert "1. Anna — 87 pts\n2. Carla — -5 pts\n3. 🤖 Computer 1 — -16 pts" in anna
+    assert "1. Anna — 87 pts\n2. Carla — −5 pts\n3. 🤖 Computer 1 — −16 pts" in anna
 
 
 def test_after_pressing_next_the_panel_names_the_people_still_awaited() -> None:
@@ -380,11 +381,13 @@ def test_every_language_quotes_the_button_and_agrees_with_the_number_awaited(
     boris = panel_content(t, one_pressed, 1, NOW)
     (label,) = buttons(boris)
     assert "2" in label
-    assert f"«{label}»" in boris.text and f"«{label}»" in table_content(t, one_pressed, NOW).text
+    # Croatian quotes „so“; the others «so».
+    quoted = f"„{label}“" if language == "hr" else f"«{label}»"
+    assert quoted in boris.text and quoted in table_content(t, one_pressed, NOW).text
     waiting_two = panel_content(t, one_pressed, 0, NOW)
     waiting_one = panel_content(t, two_pressed, 0, NOW)
     assert waiting_two.keyboard == () == waiting_one.keyboard
-    assert "Boris, Carla" in waiting_two.text and f"«{label}»" in waiting_two.text
+    assert "Boris, Carla" in waiting_two.text and quoted in waiting_two.text
     assert "Boris" in waiting_one.text and "Carla" not in waiting_one.text.split("\n")[-1]
     # One person awaited, or two: the verb agrees (Russian, Ukrainian, Croatian).
     verbs = {
@@ -426,3 +429,31 @@ def test_a_game_that_stopped_says_nobody_is_playing_a_card() -> None:
         text = table_content(T, snapshot(midgame(), status=status), NOW).text
         assert "<b>Deal 1</b> · match to 100 points" in text
         assert "is playing a card" not in text, status
+
+
+#: An ASCII hyphen-minus right before a digit: "-20" where the bot writes "−20".
+HYPHEN_NUMBER = re.compile(r"(?<![\w-])-\d")
+
+
+@pytest.mark.parametrize("language", SUPPORTED_LANGUAGES)
+def test_scores_below_zero_take_the_minus_sign(language: str) -> None:
+    """Stack scores, deal scores, totals and what a play would change: −20, as every other
+    number of the bot below zero (ratings' −12), never the hyphen "-20" (issue #35, item 14)."""
+    t = translator(language)
+    # Anna holds K♣ and has no ♣ stack: a lone face would score −20 there.
+    game = snapshot(midgame(("9h 2c 3c 4c Kc", "5c 6h 7h 8h 9c", "6c Th Jh Qh 2h")))
+    texts = [table_content(t, game, NOW).text]
+    texts += [panel_content(t, game, seat, NOW).text for seat in (0, 2)]
+    kings = panel_content(t, game, 0, NOW, "card.Kc")
+    texts += [kings.text, *buttons(kings)]
+    between = snapshot(_last_deal_state((40, 12, -5)))
+    texts += [table_content(t, between, NOW).text]
+    texts += [panel_content(t, between, seat, NOW).text for seat in (0, 2)]
+    shown = "\n".join(texts)
+    assert "−20" in shown and "−5" in shown and "−28" in shown and "−16" in shown
+    assert any("(−20)" in label for label in buttons(kings))
+    assert not HYPHEN_NUMBER.search(shown), HYPHEN_NUMBER.findall(shown)
+
+
+def test_a_result_shows_a_score_below_zero_with_a_minus_sign() -> None:
+    assert [score_text(v) for v in (12, 7.5, 0, -16, -2.5)] == ["12", "7.5", "0", "−16", "−2.5"]

@@ -146,10 +146,14 @@ def test_panel_offers_exactly_the_adjacent_cards() -> None:
     waiting = panel_content(T, game, 1, NOW)
     assert waiting.keyboard == () and "Your hand: 2♦️ Q♣" in waiting.text
     assert "⏳ Not your turn — your move will show up here." in waiting.text
-    assert "8♣" not in waiting.text and "Anna" not in waiting.text
+    # What the table shows, for his next turn (issue #35) — and none of her cards.
+    assert "On top: <b>8♣</b>" in waiting.text and "Others: 👉 Anna — 3 cards" in waiting.text
+    assert not {"7♥️", "9♠", "K♦️"} & set(waiting.text.split())
 
 
-def test_a_waiting_panel_is_unchanged_by_another_players_move() -> None:
+def test_a_waiting_panel_follows_the_table_and_offers_nothing_until_her_move() -> None:
+    """Her panel shows the top card and the others' cards as they move (issue #35), with no
+    button until her move comes."""
     three = ("Anna", "Boris", "Carla")
     rank = RankState(
         hands=(parse_cards(["7h", "9s"]), parse_cards(["Qc", "2d"]), parse_cards(["5s", "Jd"])),
@@ -163,11 +167,14 @@ def test_a_waiting_panel_is_unchanged_by_another_players_move() -> None:
     after = snapshot(step.state, names=three)
     assert after.acting == (1,)  # Boris's move: Carla still waits
     assert table_content(T, after, NOW) != table_content(T, snapshot(rank, names=three), NOW)
-    assert panel_content(T, after, 2, NOW) == before
-    # Boris draws 8♦️, which fits: still his move, and Carla's panel is still the same.
+    moved = panel_content(T, after, 2, NOW)
+    assert "On top: <b>7♥️</b>" in moved.text and moved.keyboard == ()
+    assert "Others: Anna — 1 card · 👉 Boris — 2 cards" in moved.text
+    # Boris draws 8♦️, which fits: still his move; Carla sees him holding one more.
     drawn = RANK.apply(step.state, 1, RANK.decode_action("d"), Random(1), NOW).state
     assert RANK.acting_seats(drawn) == (1,)
-    assert panel_content(T, snapshot(drawn, names=three), 2, NOW) == before
+    waits = panel_content(T, snapshot(drawn, names=three), 2, NOW)
+    assert "👉 Boris — 3 cards" in waits.text and waits.keyboard == ()
     # He plays it: her turn, and her panel shows what she must follow.
     played = RANK.apply(drawn, 1, RANK.decode_action("p8d"), Random(1), NOW).state
     mine = panel_content(T, snapshot(played, names=three), 2, NOW)

@@ -89,15 +89,49 @@ async def test_waiting_calls_go_by_priority_then_in_order() -> None:
     assert order == ["turn", "second turn", "panel", "table", "reply"]
 
 
-async def test_replies_use_only_part_of_a_groups_window() -> None:
+async def test_replies_use_only_part_of_a_groups_window_while_it_plays() -> None:
     clock = Clock()
-    budget = CallBudget(Limits(group_calls=5, reply_calls=2, reply_reserve=2), clock)
+    budget = CallBudget(Limits(group_calls=6, reply_calls=2, reply_reserve=2), clock)
+    assert await granted(budget, GROUP, Priority.TABLE)  # a game is played there
     assert await granted(budget, GROUP, Priority.REPLY)
     assert await granted(budget, GROUP, Priority.REPLY)
     assert not await granted(budget, GROUP, Priority.REPLY), "their share is spent"
     for _ in range(3):  # the game keeps the rest
         assert await granted(budget, GROUP, Priority.TABLE)
     assert not await granted(budget, GROUP, Priority.TABLE)
+
+
+async def test_a_quiet_groups_answers_may_use_its_whole_window_but_the_reserve() -> None:
+    """Issue #35: with no game to keep it for, a group's window is its answers'."""
+    clock = Clock()
+    limits = Limits(group_calls=18, reply_calls=4, reply_reserve=6, quiet_reserve=2)
+    budget = CallBudget(limits, clock)
+    for n in range(16):
+        assert await granted(budget, GROUP, Priority.REPLY), f"answer {n + 1}"
+    assert not await granted(budget, GROUP, Priority.REPLY), "the reserve is the game's"
+    assert await granted(budget, GROUP, Priority.LOBBY), "a lobby opened now goes at once"
+    assert await granted(budget, GROUP, Priority.TABLE)
+
+
+async def test_a_group_plays_for_a_while_after_its_last_game_message() -> None:
+    clock = Clock()
+    limits = Limits(group_calls=18, reply_calls=4, reply_reserve=6, play_memory=120.0)
+    budget = CallBudget(limits, clock)
+    assert await granted(budget, GROUP, Priority.TABLE)
+    clock.now += 100  # a slow turn: still a live table, its window kept for it
+    answered = [await granted(budget, GROUP, Priority.REPLY) for _ in range(6)]
+    assert answered == [True] * 4 + [False] * 2
+    clock.now += 21  # two minutes without a game message: the game is over
+    assert await granted(budget, GROUP, Priority.REPLY)
+    assert await granted(budget, OTHER_GROUP, Priority.REPLY), "another group never played"
+
+
+async def test_a_turn_put_back_gives_back_its_game_moment() -> None:
+    clock = Clock()
+    budget = CallBudget(Limits(group_calls=18, reply_calls=1, reply_reserve=2), clock)
+    await budget.take(GROUP, Priority.TABLE)
+    budget.put_back(GROUP)  # nothing to send after all: the group never played
+    assert [await granted(budget, GROUP, Priority.REPLY) for _ in range(3)] == [True] * 3
 
 
 async def test_a_reply_never_takes_the_room_the_game_needs_next() -> None:

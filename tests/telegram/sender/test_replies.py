@@ -40,12 +40,23 @@ def test_one_person_gets_a_few_replies_a_minute_in_a_group() -> None:
     assert gate.admit(GROUP, ANNA, "top:10") is Verdict.SEND
 
 
-def test_a_group_gets_a_few_replies_a_minute_whoever_asks() -> None:
+def test_a_group_gets_no_more_replies_than_its_window_whoever_asks() -> None:
     clock = Clock()
     gate = ReplyGate(per_user=3, per_chat=4, clock=clock)
     answered = [gate.admit(GROUP, user, f"stats:{user}") for user in range(1, 7)]
     assert answered.count(Verdict.SEND) == 4
-    assert answered[4:] == [Verdict.TOO_MANY, Verdict.TOO_MANY]
+    assert answered[4:] == [Verdict.GROUP_FULL, Verdict.GROUP_FULL], "the group's, not theirs"
+
+
+def test_a_quiet_groups_answers_are_not_held_to_a_few_a_minute() -> None:
+    """Issue #35: six commands from two members in half a minute are all for the group."""
+    clock = Clock()
+    gate = ReplyGate(clock=clock)
+    asked = [(1, "help"), (2, "top"), (1, "rules:rank"), (2, "nextgame:2"), (1, "pings.on")]
+    asked.append((2, "new:unknown"))
+    for n, (user, key) in enumerate(asked):
+        clock.now = 5 * n
+        assert gate.admit(GROUP, user, key) is Verdict.SEND, key
 
 
 def test_a_private_chat_limits_only_its_owner_and_more_loosely() -> None:

@@ -26,7 +26,7 @@ def test_100k_people_asking_at_once_are_held_within_the_bound() -> None:
     assert gate.admit(last_group, ASKERS + 1, "help") is Verdict.DUPLICATE
     assert gate.admit(last_group, ASKERS - 1, "rules:rank") is Verdict.TOO_MANY
     assert gate.admit(last_group, ASKERS + 1, "rules:rank") is Verdict.SEND
-    assert gate.admit(last_group, ASKERS + 2, "top") is Verdict.TOO_MANY
+    assert gate.admit(last_group, ASKERS + 2, "top") is Verdict.GROUP_FULL
 
 
 def test_100k_people_over_time_leave_only_the_last_minute_in_memory() -> None:
@@ -46,6 +46,6 @@ def test_people_held_back_are_told_of_in_the_log_once_within_the_bound() -> None
     gate = ReplyGate(per_user=1, per_chat=1, clock=clock)
     assert gate.admit(-1, 1, "help") is Verdict.SEND
     for n in range(2, ASKERS + 2):
-        assert gate.admit(-1, n, f"top:{n}") is Verdict.TOO_MANY
+        assert gate.admit(-1, n, f"top:{n}") is Verdict.GROUP_FULL
         assert len(gate._told) <= REMEMBERED
     assert (-1, ASKERS + 1) in gate._told
