@@ -30,10 +30,11 @@ SUIT_BY_SYMBOL = {suit.symbol: suit for suit in SUITS}
 RANK_BY_LABEL = {label: rank for rank, label in RANK_LABELS.items()}
 T = translator("en")
 SHEET_TITLE = re.compile(r"^📋 Deal (\d+) is over — score sheet$", re.M)
-SHEET_PLAYER = re.compile(r"^(?P<name>.+) · deal (?P<score>[+-]?\d+) → (?P<total>-?\d+) pts$")
-STACK = re.compile(r"^ +(?P<suit>[♠♥♦♣])\ufe0f? (?P<ranks>[0-9AKQJ ]+) → (?P<score>[+-]?\d+)$")
+# Below zero with a minus sign (U+2212), as every number the bot shows.
+SHEET_PLAYER = re.compile(r"^(?P<name>.+) · deal (?P<score>[+−]?\d+) → (?P<total>−?\d+) pts$")
+STACK = re.compile(r"^ +(?P<suit>[♠♥♦♣])\ufe0f? (?P<ranks>[0-9AKQJ ]+) → (?P<score>[+−]?\d+)$")
 RESULT = re.compile(
-    r"^(?:🥇|🥈|🥉) (?P<name>.+?) — (?P<total>-?\d+) points?(?: · rating \d+\?? \(\S+\))?$", re.M
+    r"^(?:🥇|🥈|🥉) (?P<name>.+?) — (?P<total>−?\d+) points?(?: · rating \d+\?? \(\S+\))?$", re.M
 )
 
 #: How long a person needs for one press, at the very fastest (bot time).
@@ -124,6 +125,11 @@ class Sheet:
     stacks: dict[str, list[tuple[Card, ...]]] = field(default_factory=dict)
 
 
+def number(shown: str) -> int:
+    """A number as the bot shows it (``+5``, ``−16``)."""
+    return int(shown.replace("−", "-"))
+
+
 def read_sheet(text: str) -> Sheet | None:
     """The score sheet the group sees, checked line by line against the scoring rules."""
     title = SHEET_TITLE.search(text)
@@ -137,8 +143,8 @@ def read_sheet(text: str) -> Sheet | None:
         stack = STACK.match(line)
         if player:
             name = player["name"]
-            shown[name] = int(player["score"])
-            sheet.totals[name] = int(player["total"])
+            shown[name] = number(player["score"])
+            sheet.totals[name] = number(player["total"])
             sheet.stacks[name] = []
         elif stack:
             assert name is not None
@@ -146,7 +152,7 @@ def read_sheet(text: str) -> Sheet | None:
             cards = tuple(parse_card_label(rank, suit) for rank in stack["ranks"].split())
             # Each stack was built by the private-stack rule and scores by the formula.
             assert all(can_stack(cards[:i], cards[i]) for i in range(len(cards))), line
-            assert int(stack["score"]) == stack_score(cards), line
+            assert number(stack["score"]) == stack_score(cards), line
             sheet.stacks[name].append(cards)
         elif line.strip() and "no stacks yet" not in line:
             break
@@ -322,7 +328,7 @@ async def test_match_with_two_computers_to_100_points(harness: Harness) -> None:
     assert final.message_id == lobby.message_id
     last = sheets[-1]
     assert max(last.totals.values()) >= 100
-    results = {m["name"]: int(m["total"]) for m in RESULT.finditer(final.text)}
+    results = {m["name"]: number(m["total"]) for m in RESULT.finditer(final.text)}
     assert results == last.totals
     order = [m["name"] for m in RESULT.finditer(final.text)]
     assert order == sorted(last.totals, key=lambda name: -last.totals[name])
