@@ -213,10 +213,10 @@ class WorkersBench:
 
     async def _await_leader(self, fleet: Fleet, wait: float = 10.0) -> None:
         """Where processes say their role, wait until one leads."""
-        if await readiness(fleet.client, fleet.ports[0]) is None:
+        if await readiness(fleet.client, fleet.health_ports[0]) is None:
             return  # no /readyz: nothing to wait for
         for _ in range(round(wait / 0.1)):
-            if await leader_of(fleet.client, fleet.ports) is not None:
+            if await leader_of(fleet.client, fleet.health_ports) is not None:
                 return
             await asyncio.sleep(0.1)
 
@@ -288,7 +288,7 @@ class WorkersBench:
                 restarts.append(asyncio.create_task(self._restart(fleet, killed)))
         await asyncio.gather(*restarts)
         await asyncio.sleep(1.0)
-        leader = await leader_of(fleet.client, fleet.ports)
+        leader = await leader_of(fleet.client, fleet.health_ports)
         self.stop_mid_run = await fleet.terminate(0 if leader is None else leader)
         _say(f"  SIGTERM mid-run: exited after {self.stop_mid_run:.2f} s")
 
@@ -300,7 +300,7 @@ class WorkersBench:
     async def _kill_leader(self, scene: Scene, fleet: Fleet, players: list[ScriptedPlayer]) -> int:
         """SIGKILL to the leader; the failover's times, and which process died."""
         loop = asyncio.get_running_loop()
-        leader = await leader_of(fleet.client, fleet.ports)
+        leader = await leader_of(fleet.client, fleet.health_ports)
         victim = 0 if leader is None else leader
         scene.failover_victim = (
             f"process {victim}, the leader by its own word"
@@ -448,7 +448,7 @@ def _lobby(api: FakeBotApi, chat: FakeChat) -> tuple[int, int] | None:
 
 
 async def _handled(fleet: Fleet, index: int) -> float | None:
-    measured = await metrics(fleet.client, fleet.ports[index])
+    measured = await metrics(fleet.client, fleet.health_ports[index])
     return None if measured is None else measured.get("cardroom_updates_handled_total", 0.0)
 
 
@@ -457,7 +457,7 @@ async def _new_leader_handled(fleet: Fleet, before: dict[int, float | None]) -> 
     for index, handled in before.items():
         if handled is None:
             continue
-        measured = await metrics(fleet.client, fleet.ports[index])
+        measured = await metrics(fleet.client, fleet.health_ports[index])
         if (
             measured is not None
             and measured.get("cardroom_leader") == 1

@@ -8,8 +8,9 @@ posts it to the next process in turn, as Telegram posts a webhook — JSON with
 tried again a moment later, as Telegram retries a failed webhook. Each post that got its 200 is
 a :class:`Delivery`: when, from which process, after how many tries.
 
-The probes read the routes every process serves beside its webhook (issue #29): ``/healthz``,
-``/readyz`` (``{"ready", "role", "database"}``) and ``/metrics`` (Prometheus' text). Each
+The probes read the routes every process serves on its private health port (issues #29, #36;
+never on the webhook's): ``/healthz``, ``/readyz`` (``{"ready", "role", "database"}``) and
+``/metrics`` (Prometheus' text). Each
 answers ``None`` where the route is missing or nothing answers, so the bench can say so and go
 on with what it has.
 """

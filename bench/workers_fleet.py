@@ -92,16 +92,19 @@ class Fleet:
     ) -> None:
         root = os.environ.get("BENCH_BOT_ROOT") or str(ROOT)
         self.ports = [free_port() for _ in range(count)]
+        #: Each process' /healthz, /readyz and /metrics: a private listener, never the webhook's.
+        self.health_ports = [free_port() for _ in range(count)]
         self.processes = [BotProcess(folder / f"bot-{n}.log", api) for n in range(count)]
-        for process, port in zip(self.processes, self.ports, strict=True):
+        for process, port, health in zip(
+            self.processes, self.ports, self.health_ports, strict=True
+        ):
             env = {
                 k: v for k, v in os.environ.items() if not k.startswith(("TELEGRAM_", "DATABASE_"))
             }
             env.update(
                 TELEGRAM_BOT_TOKEN=api.token,
                 TELEGRAM_API_BASE_URL=base_url,
-                # Unused in webhook mode, where health shares the webhook's port.
-                HEALTH_PORT="0",
+                HEALTH_PORT=str(health),
                 PYTHONPATH=os.pathsep.join(filter(None, (root, env.get("PYTHONPATH")))),
                 DATABASE_URL=database_url,
                 WEBHOOK_URL=WEBHOOK_URL,

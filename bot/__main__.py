@@ -1,7 +1,16 @@
 """``python -m bot``: configure logging, migrate the database, run the bot.
 
+Its exit status is for a supervisor (systemd's ``RestartPreventExitStatus=2``): 0 a clean
+stop (SIGTERM or SIGINT, at any moment from the first); 1 the lead was lost (a standby takes
+over: start again); 2 a setting to fix (a bad or missing setting, a refused token or
+password, a database that cannot be opened or written, a port taken): starting again changes
+nothing; 3 a fault that may pass (the database or Telegram not reachable, after
+``DATABASE_WAIT_SECONDS`` of waiting for the database): start again.
+
 ``python -m bot --sandbox [--port 8080]`` runs the same bot against Cardroom's own Bot API
 emulator on 127.0.0.1, with a chat page to play in the browser (see :mod:`bot.sandbox`).
+``python -m bot copy-database --from URL --to URL`` copies a Cardroom database into a new,
+empty one (:mod:`bot.storage.copy`); ``python -m bot --version`` says the release.
 """
 
 from __future__ import annotations
@@ -9,13 +18,17 @@ from __future__ import annotations
 import argparse
 import asyncio
 import logging
+import signal
 import sys
+import threading
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING
+from types import FrameType, TracebackType
+from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit, urlunsplit
 
 from pydantic import ValidationError
 
+from bot.json_logs import JsonFormatter
 from bot.redaction import (
     SecretRedactor,
     redact_logs,
@@ -23,6 +36,7 @@ from bot.redaction import (
     secrets_to_redact,
 )
 from bot.settings import MissingTokenError, Settings, describe_errors
+from bot.version import version
 
 if TYPE_CHECKING:
     from bot.app import App
@@ -32,16 +46,52 @@ logger = logging.getLogger(__name__)
 SANDBOX_PORT = 8080
 #: Where python-telegram-bot reaches Telegram unless ``TELEGRAM_API_BASE_URL`` says otherwise.
 TELEGRAM_API = "https://api.telegram.org"
+#: The exit statuses of a start that cannot happen: a setting to fix (a supervisor must not
+#: start the bot again), or a fault that may pass (it should).
+EXIT_SETTING: Final = 2
+EXIT_TRANSIENT: Final = 3
 
 
-def configure_logging(level: str, secrets: Mapping[str, str] | None = None) -> SecretRedactor:
-    """Log to stderr at ``level``, with ``secrets`` (each with its placeholder) replaced in
-    every log line and in the traceback of an uncaught exception; the redactor doing it."""
-    logging.basicConfig(
-        level=level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-        stream=sys.stderr,
-    )
+class Stopped(BaseException):
+    """SIGTERM or SIGINT came while the bot was starting: stop where it is, exit 0.
+
+    A :class:`BaseException`, like :class:`KeyboardInterrupt`, so that no ``except Exception``
+    on the way takes it for a fault."""
+
+
+def _stop_starting(signum: int, _frame: FrameType | None) -> None:
+    raise Stopped(signal.Signals(signum).name)
+
+
+def honour_stop_signals() -> dict[int, Any]:
+    """From now on, SIGTERM and SIGINT stop the start-up wherever it is (:class:`Stopped`),
+    until the run installs its own handlers (:meth:`bot.serve.Process.run`); the handlers
+    there were before, to put back.
+
+    Without a handler of its own, a process that is PID 1 in a container ignores SIGTERM:
+    a stop during the migrations or the wait for the database would wait for SIGKILL.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return {}  # signals are the main thread's (a test may call main() from another)
+    before: dict[int, Any] = {}
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        before[signum] = signal.signal(signum, _stop_starting)
+    return before
+
+
+def configure_logging(
+    level: str, secrets: Mapping[str, str] | None = None, log_format: str = "text"
+) -> SecretRedactor:
+    """Log to stderr at ``level``, as text or one JSON object per line (``log_format``
+    ``json``: :class:`~bot.json_logs.JsonFormatter`), with ``secrets`` (each with its
+    placeholder) replaced in every log line and in the traceback of an uncaught exception;
+    the redactor doing it."""
+    handler = logging.StreamHandler(sys.stderr)
+    if log_format == "json":
+        handler.setFormatter(JsonFormatter())
+    else:
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    logging.basicConfig(level=level.upper(), handlers=[handler])
     # httpx logs every request at INFO: noise, one line per Bot API call.
     logging.getLogger("httpx").setLevel(logging.WARNING)
     # APScheduler warns when a poll is skipped because the previous one still runs: expected.
@@ -51,7 +101,28 @@ def configure_logging(level: str, secrets: Mapping[str, str] | None = None) -> S
     redactor = SecretRedactor(secrets or {})
     redact_logs(redactor)
     redact_uncaught_exceptions(redactor)
+    if log_format == "json":
+        # A traceback nobody caught is a log record too, one line, through the redactor.
+        sys.excepthook = _log_uncaught
+        threading.excepthook = _log_uncaught_in_thread
     return redactor
+
+
+def _log_uncaught(
+    kind: type[BaseException], error: BaseException, trace: TracebackType | None
+) -> None:
+    logging.getLogger("bot").critical("Uncaught exception", exc_info=(kind, error, trace))
+
+
+def _log_uncaught_in_thread(arguments: threading.ExceptHookArgs) -> None:
+    if arguments.exc_type is SystemExit or arguments.exc_value is None:
+        return
+    name = arguments.thread.name if arguments.thread is not None else "?"
+    logging.getLogger("bot").critical(
+        "Uncaught exception in thread %s",
+        name,
+        exc_info=(arguments.exc_type, arguments.exc_value, arguments.exc_traceback),
+    )
 
 
 def report_bad_settings(error: ValidationError) -> int:
@@ -82,6 +153,9 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
         prog="python -m bot",
         description="Cardroom, a Telegram bot that hosts card games in group chats. "
         "Settings come from the environment or .env (see .env.example).",
+        epilog="Also: python -m bot --version; python -m bot copy-database --from URL --to URL "
+        "copies a Cardroom database into a new, empty one, e.g. from SQLite to PostgreSQL "
+        "(see its --help).",
     )
     parser.add_argument(
         "--sandbox",
@@ -111,9 +185,28 @@ def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    words = list(sys.argv[1:] if argv is None else argv)
+    if words == ["--version"]:
+        print(f"cardroom {version()}")
+        return 0
+    if words[:1] == ["copy-database"]:
+        return copy_database_command(words[1:])
     arguments = parse_arguments(argv)
     if arguments.sandbox:
         return sandbox(arguments.port, arguments.database_url)
+    before = honour_stop_signals()  # first: a stop may come at any moment
+    try:
+        return run(arguments)
+    except Stopped as stopped:
+        logger.info("Stopped while starting (%s)", stopped)
+        return 0
+    finally:
+        for signum, handler in before.items():
+            signal.signal(signum, handler)
+
+
+def run(arguments: argparse.Namespace) -> int:
+    """Start the bot and run it until it stops; the exit status."""
     try:
         settings = Settings()
         token = settings.require_token()
@@ -122,7 +215,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     except MissingTokenError as error:
         return report_fault(str(error))
     webhook_secret = settings.webhook_secret_token() if settings.webhook_url else None
-    redactor = configure_logging(settings.log_level, secrets_to_redact(token, webhook_secret))
+    redactor = configure_logging(
+        settings.log_level, secrets_to_redact(token, webhook_secret), settings.log_format
+    )
 
     from telegram.error import BadRequest, InvalidToken, NetworkError
 
@@ -134,15 +229,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         claim_database,
         prepare_database,
         raise_open_file_limit,
+        wait_for_database,
     )
 
     try:
         # Before anything reads the URL: one the bot cannot open is one line, not a traceback.
         check_database_url(settings.database_url)
         leadership = claim_database(settings.database_url, token)
+        wait_for_database(settings.database_url, settings.database_wait_seconds)
         prepare_database(settings.database_url)
     except StartUpError as error:
-        return report_fault(str(error))
+        return report_fault(str(error), EXIT_TRANSIENT if error.transient else EXIT_SETTING)
     raise_open_file_limit()  # every socket, post and connection is an open file
     application = build_application(settings, settle_memory=True)
     try:
@@ -159,14 +256,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     except NetworkError as error:
         if isinstance(error, BadRequest):  # an answer from Telegram, not a network fault
             raise
-        return report_fault(redactor.redact(unreachable(settings.telegram_api_base_url, error)))
+        return report_fault(
+            redactor.redact(unreachable(settings.telegram_api_base_url, error)), EXIT_TRANSIENT
+        )
     return 0
 
 
-def report_fault(line: str) -> int:
-    """``line`` on stderr as the bot's last word; the exit status for a start-up fault."""
-    print(f"cardroom: {line}", file=sys.stderr)
-    return 2
+def report_fault(line: str, status: int = EXIT_SETTING) -> int:
+    """``line`` on stderr as the bot's last word; ``status``, the exit status for a start-up
+    fault (:data:`EXIT_SETTING` or :data:`EXIT_TRANSIENT`).
+
+    Logged as JSON (level CRITICAL: the process ends) where the logs are JSON, so that every
+    line a shipper reads is one; otherwise printed as ``cardroom: <line>``.
+    """
+    if any(isinstance(h.formatter, JsonFormatter) for h in logging.getLogger().handlers):
+        logging.getLogger("cardroom").critical("%s", line)
+    else:
+        print(f"cardroom: {line}", file=sys.stderr)
+    return status
 
 
 def unreachable(base_url: str | None, error: Exception) -> str:
@@ -216,6 +323,67 @@ def sandbox(port: int, database_url: str | None) -> int:
         )
     except KeyboardInterrupt:  # Ctrl-C while starting
         return 0
+
+
+def copy_database_command(argv: Sequence[str]) -> int:
+    """``python -m bot copy-database --from URL --to URL``: every row of one Cardroom database
+    copied into another, empty one (:mod:`bot.storage.copy`); one line per table on stdout.
+    Exit status 0 copied, 2 refused (say what to fix), 3 a database not reachable now."""
+    parser = argparse.ArgumentParser(
+        prog="python -m bot copy-database",
+        description="Copy every row of a Cardroom database into a new, empty one: the way "
+        "from SQLite on one machine to PostgreSQL for several. Stop the bot first. The source "
+        "is only read and must be at this release's newest schema; the target is migrated, "
+        "filled in one transaction and checked table by table.",
+    )
+    parser.add_argument(
+        "--from",
+        dest="source",
+        required=True,
+        metavar="URL",
+        help="the database to copy, e.g. sqlite+aiosqlite:///./data/cardroom.db",
+    )
+    parser.add_argument(
+        "--to",
+        dest="target",
+        required=True,
+        metavar="URL",
+        help="the empty database to fill, e.g. postgresql+asyncpg://cardroom:…@host/cardroom",
+    )
+    arguments = parser.parse_args(argv)
+
+    from bot.startup import StartUpError, check_database_url
+    from bot.storage.copy import CopyRefused, CopyUnreachable, copy_database
+    from bot.storage.migrate import shown_url
+
+    try:
+        check_database_url(arguments.source, setting="--from")
+        check_database_url(arguments.target, setting="--to")
+    except StartUpError as error:
+        return report_fault(str(error))
+    if arguments.source == arguments.target:
+        return report_fault("--from and --to name the same database: copy into another one")
+    try:
+        copied = copy_database(
+            arguments.source,
+            arguments.target,
+            lambda table: print(f"{table.table}: {rows_said(table.rows)}", flush=True),
+        )
+    except CopyRefused as error:
+        return report_fault(str(error))
+    except CopyUnreachable as error:
+        return report_fault(str(error), EXIT_TRANSIENT)
+    rows = sum(table.rows for table in copied)
+    print(
+        f"Copied {rows_said(rows)} in {len(copied)} tables from {shown_url(arguments.source)} to "
+        f"{shown_url(arguments.target)}; each table's count matches the source's. Start the "
+        "bot with DATABASE_URL set to the new database."
+    )
+    return 0
+
+
+def rows_said(rows: int) -> str:
+    return "1 row" if rows == 1 else f"{rows} rows"
 
 
 if __name__ == "__main__":

@@ -1,7 +1,10 @@
 """Running the bot as one of several processes, or alone, until a signal stops it.
 
-Every process serves the web routes at once — the webhook (updates stored in the inbox before
-Telegram hears 200), ``/healthz``, ``/readyz``, ``/metrics`` — and asks for the lead
+Every process serves its web routes at once, on two listeners: the public one
+(``WEBHOOK_LISTEN:WEBHOOK_PORT``, behind the TLS proxy) carries the webhook (updates stored in
+the inbox before Telegram hears 200) and the Mini App; a private one of its own
+(``HEALTH_HOST:HEALTH_PORT``, loopback by default) carries ``/healthz``, ``/readyz`` and
+``/metrics``, never published by a catch-all proxy rule. Then it asks for the lead
 (:mod:`bot.storage.leadership`). The leader alone handles the inbox, runs the deadlines,
 computer moves and pings, and owns the sender; in polling mode it alone polls. Taking the lead,
 it starts from the previous leader's flood windows (written behind its calls) and delivers
@@ -78,6 +81,7 @@ class Process:
         #: Set once this process leads and is taking updates.
         self.leading = asyncio.Event()
         self._server: HTTPServer | None = None
+        self._health_server: HTTPServer | None = None
         #: What runs beside the updates (the journal, the tidying, the Mini App's news): each
         #: forgotten once done, all cancelled at the hand-over.
         self._tasks: set[asyncio.Future[Any]] = set()
@@ -91,7 +95,9 @@ class Process:
     # -- the web routes ---------------------------------------------------------------
 
     def routes(self) -> list[tuple[str, Any, dict[str, Any]]]:
-        routes: list[tuple[str, Any, dict[str, Any]]] = list(metrics.routes(self.readiness))
+        """The public routes: the webhook (in webhook mode) and the Mini App (with
+        ``WEBAPP_URL``); never health or metrics (:meth:`health_routes`)."""
+        routes: list[tuple[str, Any, dict[str, Any]]] = []
         if self.room.miniapp is not None:
             routes += self.room.miniapp.routes()
         if self.settings.webhook_url:
@@ -105,6 +111,10 @@ class Process:
             )
         return routes
 
+    def health_routes(self) -> list[tuple[str, Any, dict[str, Any]]]:
+        """The private routes: ``/healthz``, ``/readyz`` and ``/metrics``."""
+        return list(metrics.routes(self.readiness))
+
     async def readiness(self) -> metrics.Readiness:
         try:
             await self.reader.inbox.lag()
@@ -113,40 +123,55 @@ class Process:
         return metrics.Readiness(database=True, role=self.role)
 
     def listen(self) -> None:
-        """Serve the routes: on the webhook's port, or in polling mode on ``HEALTH_PORT``
-        (0: not at all). A webhook that cannot listen is fatal; health routes are not."""
+        """Serve the public routes on ``WEBHOOK_LISTEN:WEBHOOK_PORT`` when there are any (the
+        webhook, the Mini App), and health and metrics on ``HEALTH_HOST:HEALTH_PORT``
+        (``HEALTH_PORT=0``: not at all). A public port that cannot listen is fatal; the health
+        port is not: it is said, and the bot runs on."""
         webhook = bool(self.settings.webhook_url)
         if webhook and self.settings.webhook_secret is None:
             logger.info(
                 "WEBHOOK_SECRET is not set: the webhook accepts only posts carrying a "
                 "secret derived from the token"
             )
-        port = self.settings.webhook_port if webhook else self.settings.health_port
-        if not port:
-            if self.room.miniapp is not None:
-                logger.warning("WEBAPP_URL is set but HEALTH_PORT=0: the Mini App is not served")
-            return
+        if webhook or self.room.miniapp is not None:
+            self._server = self._listen_public(webhook)
+        self._health_server = self._listen_health()
+
+    def _listen_public(self, webhook: bool) -> HTTPServer:
         web = WebApplication(
             self.routes(), log_function=_log_request, websocket_max_message_size=MAX_FRAME
         )
+        # xheaders: behind the TLS proxy, the client's address is the one the proxy says.
         server = WebServer(web, max_body_size=MAX_POST_BYTES, xheaders=True)
+        port, host = self.settings.webhook_port, self.settings.webhook_listen
         try:
-            server.listen(port, self.settings.webhook_listen)
+            server.listen(port, host)
         except OSError as error:
-            where = f"{self.settings.webhook_listen}:{port}"
-            if webhook:
-                raise ServeError(
-                    f"cannot listen for the webhook on {where} ({error.strerror or error}): "
-                    "set WEBHOOK_PORT to a free port"
-                ) from None
+            serves = "the webhook" if webhook else "the Mini App (WEBAPP_URL)"
+            raise ServeError(
+                f"cannot listen for {serves} on {host}:{port} ({error.strerror or error}): "
+                "set WEBHOOK_PORT to a free port"
+            ) from None
+        return server
+
+    def _listen_health(self) -> HTTPServer | None:
+        port, host = self.settings.health_port, self.settings.health_host
+        if not port:
+            return None
+        web = WebApplication(self.health_routes(), log_function=_log_request)
+        server = WebServer(web)
+        try:
+            server.listen(port, host)
+        except OSError as error:
             logger.warning(
-                "Cannot serve /healthz and /metrics on %s (%s): set HEALTH_PORT to a free "
-                "port, or 0",
-                where,
+                "Cannot serve /healthz, /readyz and /metrics on %s:%s (%s): set HEALTH_PORT "
+                "to a free port, or 0",
+                host,
+                port,
                 error.strerror or error,
             )
-            return
-        self._server = server
+            return None
+        return server
 
     # -- the run ------------------------------------------------------------------------
 
@@ -266,6 +291,9 @@ class Process:
             await _bounded(application.post_shutdown(application), "shutting down")
         with contextlib.suppress(Exception):
             await asyncio.wait_for(application.shutdown(), STEP_SECONDS)
+        # Last: until now /readyz has said "stopping" to whoever asked.
+        if self._health_server is not None:
+            self._health_server.stop()
 
     def _heard_for_app(self, payload: str) -> None:
         miniapp = self.room.miniapp

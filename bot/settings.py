@@ -26,6 +26,7 @@ TOKEN_PATTERN = re.compile(r"[0-9]+:[A-Za-z0-9_-]{30,}")
 #: :meth:`Settings.webhook_secret_token`); changing it changes every derived secret.
 WEBHOOK_SECRET_DERIVATION = b"cardroom webhook secret"
 LOG_LEVELS = ("DEBUG", "INFO", "WARNING", "ERROR", "CRITICAL")
+LOG_FORMATS = ("text", "json")
 TELEGRAM_WEB_APP_SCRIPT = "https://telegram.org/js/telegram-web-app.js"
 #: Hosts a Mini App may be served from over plain HTTP (this machine: the sandbox).
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "::1")
@@ -50,9 +51,14 @@ class Settings(BaseSettings):
     # Loopback: a TLS proxy on the same host forwards to it. A container sets 0.0.0.0.
     webhook_listen: str = "127.0.0.1"
     webhook_port: int = Field(default=8443, ge=1, le=65535)
-    # /healthz, /readyz and /metrics in polling mode (in webhook mode: on WEBHOOK_PORT);
-    # 0 serves none.
+    # /healthz, /readyz and /metrics, in both modes, on a listener of their own: never on the
+    # public port (a catch-all proxy rule would publish them). Loopback by default; a container
+    # sets 0.0.0.0 on a private network only. HEALTH_PORT=0 serves none.
+    health_host: str = "127.0.0.1"
     health_port: int = Field(default=9464, ge=0, le=65535)
+    # How long start-up waits, with backoff, for a database that is not up yet (refuses
+    # connections, its host name not found yet, still starting); then exit status 3.
+    database_wait_seconds: float = Field(default=60, ge=0, le=3600)
     # The public HTTPS base URL of the bot's web server (behind the TLS proxy), where
     # Davay-ka!'s Mini App is served (``<url>/app/davayka``); unset: no Mini App.
     webapp_url: str | None = None
@@ -73,6 +79,9 @@ class Settings(BaseSettings):
     # such at once; only a flood does. One more is refused, and its page tries again later.
     webapp_unsigned_sockets_per_address: int = Field(default=10, ge=1, le=10_000)
     log_level: str = "INFO"
+    # ``text``: one line per record for a person; ``json``: one JSON object per line (time,
+    # level, logger, message, exception) for a log shipper.
+    log_format: str = "text"
 
     @field_validator("telegram_bot_token", mode="before")
     @classmethod
@@ -132,6 +141,14 @@ class Settings(BaseSettings):
         if level not in LOG_LEVELS:
             raise ValueError(f"must be one of {', '.join(LOG_LEVELS)}")
         return level
+
+    @field_validator("log_format")
+    @classmethod
+    def _known_log_format(cls, value: str) -> str:
+        log_format = value.strip().lower()
+        if log_format not in LOG_FORMATS:
+            raise ValueError(f"must be one of {', '.join(LOG_FORMATS)}")
+        return log_format
 
     def require_token(self) -> str:
         """The bot token, or :class:`MissingTokenError` when it is not configured."""

@@ -3,7 +3,10 @@ the process it raises (:func:`raise_open_file_limit`).
 
 Each fault is raised as :class:`StartUpError`, whose message is one line for the person
 starting the bot: the URL no driver can open, the server that does not answer, the file that
-cannot be written. A password in the URL is never part of it.
+cannot be written. A password in the URL is never part of it. A fault that may pass by itself
+(:attr:`StartUpError.transient`: a server not up yet) is told apart from one to fix, so that a
+supervisor restarts on the first and not on the second; a database server that is not up yet
+is waited for first (:func:`wait_for_database`).
 """
 
 from __future__ import annotations
@@ -11,11 +14,15 @@ from __future__ import annotations
 import asyncio
 import logging
 import resource
+import time
+from collections.abc import Callable
+from typing import Final
 
 from sqlalchemy import text
 from sqlalchemy.engine import URL, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, InvalidRequestError, NoSuchModuleError
 from sqlalchemy.ext.asyncio import create_async_engine
+from sqlalchemy.pool import NullPool
 
 from bot.storage.database import create_engine
 from bot.storage.leadership import (
@@ -24,7 +31,7 @@ from bot.storage.leadership import (
     SqliteLeadership,
     leadership_for,
 )
-from bot.storage.migrate import MigrationError, failure_of, shown_url, upgrade
+from bot.storage.migrate import MigrationError, failure_of, is_transient, shown_url, upgrade
 
 logger = logging.getLogger(__name__)
 
@@ -39,8 +46,23 @@ DRIVER_INSTALLS = {
 }
 
 
+#: The pause after a database's first refusal, doubled after each until :data:`LONGEST_PAUSE`.
+FIRST_PAUSE: Final = 0.5
+LONGEST_PAUSE: Final = 5.0
+#: How long one try to connect may take: a server whose packets are dropped never refuses.
+TRY_SECONDS: Final = 10.0
+
+
 class StartUpError(Exception):
-    """A fault that keeps the bot from starting; the message is the one line to print."""
+    """A fault that keeps the bot from starting; the message is the one line to print.
+
+    ``transient``: the fault may pass by itself (the database or Telegram not reachable, or
+    not up yet), so starting again later may work; otherwise it is a setting or a file to fix.
+    """
+
+    def __init__(self, line: str, *, transient: bool = False) -> None:
+        super().__init__(line)
+        self.transient = transient
 
 
 def raise_open_file_limit() -> tuple[int, int]:
@@ -89,14 +111,81 @@ def prepare_database(url: str, setting: str = "DATABASE_URL") -> None:
     try:
         upgrade(url)
     except MigrationError as error:
-        raise StartUpError(str(error)) from error
+        raise StartUpError(str(error), transient=error.transient) from error
     try:
         asyncio.run(_write_nothing(url))
     except (DBAPIError, OSError) as error:
         logger.debug("The database refused a write: %s: %s", type(error).__name__, error)
         raise StartUpError(
-            f"could not write to the database {shown_url(url)}: {failure_of(error)}"
+            f"could not write to the database {shown_url(url)}: {failure_of(error)}",
+            transient=is_transient(error),
         ) from error
+
+
+def wait_for_database(
+    url: str,
+    seconds: float,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Wait up to ``seconds`` for the database server at ``url`` to take a connection.
+
+    A server that is not up yet — it refuses connections, its host name does not resolve yet,
+    it is starting up (:func:`~bot.storage.migrate.is_transient`) — is tried again after
+    0.5 s, 1 s, 2 s… at most :data:`LONGEST_PAUSE` apart, each refusal said in one line at
+    WARNING with the pause before the next try; still not up after ``seconds``, it is
+    :class:`StartUpError` (transient). A fault to fix (a refused password, no such database)
+    is :class:`StartUpError` at once. A SQLite file has no server to wait for: nothing is
+    tried. Must not run inside an event loop.
+    """
+    if make_url(url).get_backend_name() == "sqlite":
+        return
+    shown = shown_url(url)
+    started = clock()
+    pause = FIRST_PAUSE
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            asyncio.run(_connect(url))
+        except (DBAPIError, OSError) as error:  # OSError: TimeoutError and socket.gaierror too
+            fault: DBAPIError | OSError = error
+        else:
+            if tries > 1:
+                logger.info("The database %s answers (try %d)", shown, tries)
+            return
+        if not is_transient(fault):
+            raise StartUpError(
+                f"could not connect to the database {shown}: {failure_of(fault)}"
+            ) from fault
+        left = seconds - (clock() - started)
+        if left <= 0:
+            raise StartUpError(
+                f"could not connect to the database {shown} within {seconds:g} s "
+                f"(DATABASE_WAIT_SECONDS): {failure_of(fault)}",
+                transient=True,
+            ) from fault
+        wait = min(pause, left)
+        logger.warning(
+            "The database %s is not up yet (%s); trying again in %.1f s",
+            shown,
+            failure_of(fault),
+            wait,
+        )
+        sleep(wait)
+        pause = min(pause * 2, LONGEST_PAUSE)
+
+
+async def _connect(url: str) -> None:
+    """Connect to the database at ``url`` and ask it one thing, within :data:`TRY_SECONDS`."""
+    engine = create_async_engine(url, poolclass=NullPool)
+    try:
+        async with asyncio.timeout(TRY_SECONDS):
+            async with engine.connect() as connection:
+                await connection.execute(text("SELECT 1"))
+    finally:
+        await engine.dispose()
 
 
 def check_database_url(url: str, setting: str = "DATABASE_URL") -> None:

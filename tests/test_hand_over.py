@@ -41,6 +41,7 @@ def stopping_process(steps: Steps) -> Process:
     process = object.__new__(Process)  # its hand-over only: no bot, no database
     process.role = "leader"
     process._server = None
+    process._health_server = None
     process._polling = None
     process._tasks = set()
     process._started = True

@@ -103,3 +103,20 @@ def test_a_webhook_secret_short_enough_to_guess_is_one_line(
     assert err.startswith("cardroom: WEBHOOK_SECRET must be at least 16 characters: ")
     assert "can be guessed" in err and err.count("\n") == 1
     assert "hunter2" not in err
+
+
+def test_the_version_is_the_one_pyproject_gives(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], tmp_path: Path
+) -> None:
+    import tomllib
+
+    from bot import version as versions
+
+    pyproject = Path(versions.__file__).resolve().parent.parent / "pyproject.toml"
+    released = tomllib.loads(pyproject.read_text())["project"]["version"]
+    assert main(["--version"]) == 0
+    assert capsys.readouterr() == (f"cardroom {released}\n", "")
+    # Installed, with no source tree beside the package: the package's metadata says it.
+    monkeypatch.setattr(versions, "SOURCE_PYPROJECT", tmp_path / "pyproject.toml")
+    monkeypatch.setattr(versions, "installed_version", lambda name: f"{name}-9.9.9")
+    assert versions.version() == "cardroom-9.9.9"

@@ -4,8 +4,9 @@ One event loop runs the emulator (:class:`~bot.sandbox.server.FakeBotApiServer`,
 serves the page of :mod:`bot.sandbox.web`) on a loopback port, and the bot as
 ``build_application`` makes it, long-polling the emulator through ``TELEGRAM_API_BASE_URL``
 like any local Bot API server. The bot's own web server listens on another free loopback port
-(``HEALTH_PORT``), where it serves its Mini App (``WEBAPP_URL``) with the stand-in for
-Telegram's WebApp script; the page opens it beside the chat (:mod:`bot.sandbox.webapp`). The
+(``WEBHOOK_PORT``, its public port), where it serves its Mini App (``WEBAPP_URL``) with the
+stand-in for Telegram's WebApp script; the page opens it beside the chat
+(:mod:`bot.sandbox.webapp`). The
 caller has migrated the database already. Ctrl-C (SIGINT) or SIGTERM stops the bot, then the
 server, and returns.
 """
@@ -56,7 +57,10 @@ def sandbox_settings(settings: Settings, base_url: str, web_port: int) -> Settin
             "webhook_url": None,
             "webhook_secret": None,
             "webhook_listen": HOST,
-            "health_port": web_port,
+            # The Mini App is public: on the webhook's port in either mode; no health
+            # listener (nobody probes the sandbox).
+            "webhook_port": web_port,
+            "health_port": 0,
             "webapp_url": web_url,
             "webapp_script": web_url + WEB_APP_SCRIPT_PATH,
         }

@@ -18,6 +18,7 @@ keeps the data: ``migrations/env.py`` runs each one through :func:`migration_eng
 from __future__ import annotations
 
 import asyncio
+import errno
 import hashlib
 import logging
 import socket
@@ -25,18 +26,20 @@ from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 from alembic import command
 from alembic.config import Config
+from alembic.script.revision import ResolutionError
 from alembic.util.exc import CommandError
-from sqlalchemy import event, text
+from sqlalchemy import event, inspect, text
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError
 from sqlalchemy.ext.asyncio import AsyncEngine
 
 import migrations
 from bot.storage.database import create_engine, ensure_sqlite_folder
+from bot.storage.models import Base
 
 logger = logging.getLogger(__name__)
 
@@ -52,8 +55,14 @@ class MigrationError(Exception):
     """The migrations could not run: the database could not be reached, opened or written,
     or a run would have left it inconsistent (and changed nothing).
 
-    The message is one line that names the database, its password hidden, and what failed.
+    The message is one line that names the database, its password hidden, and what failed;
+    :attr:`transient` says whether the fault may pass by itself (:func:`is_transient`): the
+    server not reachable, or not up yet.
     """
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
 
 
 def alembic_config(url: str) -> Config:
@@ -78,12 +87,66 @@ def upgrade(url: str) -> None:
             f"could not bring the database {shown_url(url)} up to date: {error}"
         ) from error
     except (DBAPIError, OSError, CommandError) as error:
+        newer = newer_revision(error)
+        if newer is not None and not (missing := _missing_from(url)):
+            # A newer release migrated it, and this one starts again before it is replaced
+            # (a rolling upgrade, or going back a release): a release's migrations only
+            # expand the schema (tests/storage/test_expand_only.py), so this one runs on it.
+            logger.warning(
+                "The database %s is at revision %s, which a newer release made; this release "
+                "runs on it unchanged (a release's migrations keep the previous one working)",
+                shown_url(url),
+                newer,
+            )
+            return
+        if newer is not None:
+            raise MigrationError(
+                f"the database {shown_url(url)} is at revision {newer}, which this release "
+                f"does not know, and lacks what this release uses ({', '.join(missing[:5])}): "
+                "run the release that made it"
+            ) from error
         # The driver's whole message, for whoever asks for it; the error's message is one line.
         logger.debug("The migrations failed: %s: %s", type(error).__name__, error)
         raise MigrationError(
-            f"could not bring the database {shown_url(url)} up to date: {failure_of(error)}"
+            f"could not bring the database {shown_url(url)} up to date: {failure_of(error)}",
+            transient=is_transient(error),
         ) from error
     logger.info("Database schema is up to date")
+
+
+def newer_revision(error: BaseException) -> str | None:
+    """The database's revision, if ``error`` is Alembic not finding it among this release's
+    (a newer release made it); else ``None``."""
+    cause = error.__cause__ if isinstance(error, CommandError) else None
+    if isinstance(cause, ResolutionError) and isinstance(cause.argument, str):
+        return cause.argument
+    return None
+
+
+def _missing_from(url: str) -> list[str]:
+    """The tables and columns of this release's models that the database at ``url`` lacks."""
+
+    def missing(connection: Connection) -> list[str]:
+        inspector = inspect(connection)
+        tables = set(inspector.get_table_names())
+        lacking = []
+        for table in Base.metadata.sorted_tables:
+            if table.name not in tables:
+                lacking.append(table.name)
+                continue
+            columns = {column["name"] for column in inspector.get_columns(table.name)}
+            lacking += [f"{table.name}.{c.name}" for c in table.columns if c.name not in columns]
+        return lacking
+
+    async def reflect() -> list[str]:
+        engine = create_engine(url)
+        try:
+            async with engine.connect() as connection:
+                return await connection.run_sync(missing)
+        finally:
+            await engine.dispose()
+
+    return asyncio.run(reflect())
 
 
 async def upgrade_async(url: str) -> None:
@@ -178,6 +241,43 @@ def shown_url(url: str) -> str:
         return make_url(url).render_as_string(hide_password=True)
     except ArgumentError:
         return "(a URL that is not one)"
+
+
+#: The SQLSTATEs of faults that pass by themselves: no connection (class 08), the server
+#: shutting down or starting up (57P01 to 57P03: "the database system is starting up"), too
+#: many connections for now (53300).
+TRANSIENT_SQLSTATES: Final = ("08", "57P01", "57P02", "57P03", "53300")
+#: The errors of a network that does not lead to the server (yet).
+UNREACHABLE: Final = frozenset(
+    {errno.EHOSTUNREACH, errno.ENETUNREACH, errno.EHOSTDOWN, errno.ENETDOWN}
+)
+
+
+def is_transient(error: BaseException) -> bool:
+    """Whether ``error`` may pass by itself, so that trying again later may work: the
+    server refuses connections or does not answer, its host name does not resolve (yet: a
+    container's name resolves once it runs), it is starting up or shutting down, or it has
+    too many connections for now. Anything else — a refused password, a role or database
+    that does not exist, a file the bot may not write — is for the operator to fix.
+    """
+    seen: set[int] = set()
+    cause: BaseException | None = error
+    while cause is not None and id(cause) not in seen:
+        seen.add(id(cause))
+        # asyncpg's errors carry a SQLSTATE, and so do SQLAlchemy's wrappers of them.
+        sqlstate = getattr(
+            cause.orig if isinstance(cause, DBAPIError) else cause, "sqlstate", None
+        )
+        if isinstance(sqlstate, str):
+            return sqlstate.startswith(TRANSIENT_SQLSTATES)
+        if isinstance(cause, ConnectionError | TimeoutError | socket.gaierror):
+            return True
+        if isinstance(cause, OSError) and cause.errno in UNREACHABLE:
+            return True
+        if isinstance(cause, DBAPIError) and cause.connection_invalidated:
+            return True
+        cause = cause.__cause__
+    return False
 
 
 def failure_of(error: BaseException) -> str:

@@ -1,4 +1,4 @@
-"""What an operator watches: Prometheus metrics, and the health routes beside the webhook.
+"""What an operator watches: Prometheus metrics, and the health routes.
 
 The metrics live in a registry of our own, :data:`REGISTRY`, not in prometheus-client's
 global one, so that a test may build as many applications as it likes in one process. The
@@ -13,7 +13,9 @@ Label values are bounded: a Bot API method name (from our own code), one of :dat
 one of :data:`VIAS` — never a chat id or a user id, each of which would make a series of its
 own.
 
-The routes (:func:`routes`) are tornado handlers, to be served beside the webhook:
+The routes (:func:`routes`) are tornado handlers, served on a private listener of their own
+(``HEALTH_HOST:HEALTH_PORT``, :meth:`bot.serve.Process.listen`), never beside the webhook and
+the Mini App on the public port, where a catch-all proxy rule would publish them:
 ``/healthz`` answers while the event loop runs, ``/readyz`` asks a probe whether the database
 answers and which role this process has, and counts whether the process has open files left
 to open connections with (:func:`open_files`); ``/metrics`` is the registry in Prometheus'

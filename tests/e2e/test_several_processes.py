@@ -81,10 +81,14 @@ async def test_the_leader_killed_after_a_200_hands_over_and_the_press_counts_onc
         pytest.skip("needs PostgreSQL: set TEST_DATABASE_URL (CI does when a server answers)")
     api = FakeBotApi()  # Telegram's strict windows
     ports = [free_port(), free_port()]
+    # Each process's own private listener of /readyz (never on its webhook's port).
+    health = [free_port(), free_port()]
     processes: list[BotProcess] = []
     async with FakeBotApiServer(api) as server:
-        for port in ports:
-            env = webhook_env(server.base_url, api.token, tmp_path, database_url, port)
+        for port, probe in zip(ports, health, strict=True):
+            env = webhook_env(
+                server.base_url, api.token, tmp_path, database_url, port, HEALTH_PORT=str(probe)
+            )
             processes.append(BotProcess({**env, "TURN_SECONDS": "120"}))
         hooks = Webhooks(api, ports)
         anna, boris = api.add_user("Anna"), api.add_user("Boris")
@@ -93,7 +97,7 @@ async def test_the_leader_killed_after_a_200_hands_over_and_the_press_counts_onc
             for process in processes:
                 await process.start()
 
-            leader, standby = await leader_and_standby(ports)
+            leader, standby = await leader_and_standby(health)
 
             # Everything posted to the standby: stored there, handled by the leader.
             await hooks.act(standby, lambda: api.send_text(anna, group, "/new rank"))
@@ -121,7 +125,7 @@ async def test_the_leader_killed_after_a_200_hands_over_and_the_press_counts_onc
             await processes[leader].kill()
 
             async def took_over() -> bool:
-                return await role(ports[standby]) == "leader"
+                return await role(health[standby]) == "leader"
 
             await wait_for(took_over, 10)
             assert time.monotonic() - killed_at <= 5, "a standby leads within 5 s"
@@ -175,15 +179,19 @@ async def test_a_leader_whose_lock_is_taken_steps_down_quietly(
 
     api = FakeBotApi(flood_limits=False)
     ports = [free_port(), free_port()]
+    # Each process's own private listener of /readyz (never on its webhook's port).
+    health = [free_port(), free_port()]
     processes: list[BotProcess] = []
     async with FakeBotApiServer(api) as server:
-        for port in ports:
-            env = webhook_env(server.base_url, api.token, tmp_path, database_url, port)
+        for port, probe in zip(ports, health, strict=True):
+            env = webhook_env(
+                server.base_url, api.token, tmp_path, database_url, port, HEALTH_PORT=str(probe)
+            )
             processes.append(BotProcess(env))
         try:
             for process in processes:
                 await process.start()
-            leader, standby = await leader_and_standby(ports)
+            leader, standby = await leader_and_standby(health)
             dsn = make_url(database_url).set(drivername="postgresql")
             operator = await asyncpg.connect(dsn.render_as_string(hide_password=False))
             try:
@@ -198,7 +206,7 @@ async def test_a_leader_whose_lock_is_taken_steps_down_quietly(
             assert ended == 1
 
             async def took_over() -> bool:
-                return await role(ports[standby]) == "leader"
+                return await role(health[standby]) == "leader"
 
             await wait_for(took_over, 10)
             stepped_down = processes[leader].process
@@ -245,11 +253,15 @@ async def test_a_mini_app_socket_on_a_standby_plays_through_the_leader(
 
     api = FakeBotApi(flood_limits=False)
     ports = [free_port(), free_port()]
+    # Each process's own private listener of /readyz (never on its webhook's port).
+    health = [free_port(), free_port()]
     webapp = "https://cards.example.test"
     processes: list[BotProcess] = []
     async with FakeBotApiServer(api) as server:
-        for port in ports:
-            env = webhook_env(server.base_url, api.token, tmp_path, database_url, port)
+        for port, probe in zip(ports, health, strict=True):
+            env = webhook_env(
+                server.base_url, api.token, tmp_path, database_url, port, HEALTH_PORT=str(probe)
+            )
             processes.append(BotProcess({**env, "WEBAPP_URL": webapp}))
         hooks = Webhooks(api, ports)
         anna = api.add_user("Anna", started=True)
@@ -259,7 +271,7 @@ async def test_a_mini_app_socket_on_a_standby_plays_through_the_leader(
             for process in processes:
                 await process.start()
 
-            _, standby = await leader_and_standby(ports)
+            _, standby = await leader_and_standby(health)
             await hooks.act(standby, lambda: api.send_text(anna, group, "/new davayka"))
             await api.wait_until(lambda: bool(api.bot_messages(group)), timeout=30)
             table = api.bot_messages(group)[0]

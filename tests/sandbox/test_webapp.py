@@ -325,7 +325,8 @@ def test_the_sandboxs_bot_serves_its_mini_app_on_a_loopback_port() -> None:
         "http://127.0.0.1:8080/bot",
         8181,
     )
-    assert settings.health_port == 8181 and settings.webhook_listen == "127.0.0.1"
+    assert settings.webhook_port == 8181 and settings.webhook_listen == "127.0.0.1"
+    assert settings.health_port == 0, "no health listener beside the sandbox"
     assert settings.webapp_url == "http://127.0.0.1:8181"
     assert settings.webapp_script == "http://127.0.0.1:8181/app/static/web-app-stand-in.js"
     assert settings.webhook_url is None
