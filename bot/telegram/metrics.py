@@ -135,6 +135,14 @@ _ACCEPT_FAILED = Counter(
     registry=REGISTRY,
 )
 
+_GIVEN_UP = Counter(
+    "cardroom_messages_given_up_total",
+    "Messages the bot decided to send and gave up on: dropped past their time to live or "
+    "crowded out (dropped), or a table or panel left behind after its retries (behind).",
+    ["why"],
+    registry=REGISTRY,
+)
+
 #: The caps a Mini App socket may meet (:func:`app_socket_capped`).
 Cap = Literal["total", "address", "player"]
 CAPS: Final[tuple[Cap, ...]] = get_args(Cap)
@@ -145,6 +153,10 @@ for _via in VIAS:
     _UPDATES_TAKEN.labels(via=_via)
 for _cap in CAPS:
     _APP_SOCKETS_CAPPED.labels(cap=_cap)
+#: Why a message is given up (:func:`given_up`).
+GiveUp = Literal["dropped", "behind"]
+for _why in get_args(GiveUp):
+    _GIVEN_UP.labels(why=_why)
 
 
 # -- the inbox and the leader ------------------------------------------------------------------
@@ -213,6 +225,11 @@ def app_socket_capped(cap: Cap) -> None:
     if cap not in CAPS:
         raise ValueError(f"a socket is capped by one of {CAPS}, not {cap!r}")
     _APP_SOCKETS_CAPPED.labels(cap=cap).inc()
+
+
+def given_up(why: GiveUp) -> None:
+    """A message the bot decided to send was given up (``cardroom_messages_given_up_total``)."""
+    _GIVEN_UP.labels(why=why).inc()
 
 
 def accept_failed() -> None:

@@ -519,6 +519,7 @@ class Publisher:
             except NetworkError as error:
                 if slot.failures >= len(RETRY_DELAYS):
                     logger.warning("Giving up on chat %s for now: %s", slot.chat_id, error)
+                    metrics.given_up("behind")
                     slot.failures = 0
                     slot.behind = True
                     continue

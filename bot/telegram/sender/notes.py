@@ -37,6 +37,7 @@ from telegram import Bot
 from telegram.error import BadRequest, Forbidden, NetworkError, RetryAfter, TelegramError
 
 from bot.services.recent import Recent
+from bot.telegram import metrics
 from bot.telegram.render.content import Button, Keyboard
 from bot.telegram.sender.budget import CallBudget, Priority, Ticket
 from bot.telegram.sender.limiter import NotLeading, calling
@@ -396,6 +397,7 @@ class Notes:
         if queue is not None and note in queue:
             queue.remove(note)
         self.dropped += 1
+        metrics.given_up("dropped")
         note.settle(Outcome.DROPPED)
         if note.chat_id not in self._told:
             self._told[note.chat_id] = None

@@ -4,6 +4,7 @@ drops were logged."""
 
 from __future__ import annotations
 
+from bot.telegram.metrics import REGISTRY
 from bot.telegram.sender.budget import CallBudget
 from bot.telegram.sender.notes import TOLD, Note, Notes, message_call
 from bot.telegram.sender.pings import PRESSERS, Pings
@@ -41,3 +42,12 @@ async def test_chats_whose_drops_were_logged_stay_bounded() -> None:
     for chat in range(1, MANY + 1):
         notes._drop(Note(-chat, message_call(-chat, "old news")), "out of time")
     assert len(notes._told) == TOLD and notes.dropped == MANY
+
+
+async def test_a_message_given_up_is_counted_for_the_operator() -> None:
+    notes = Notes(object(), CallBudget())  # type: ignore[arg-type]
+    labels = {"why": "dropped"}
+    before = REGISTRY.get_sample_value("cardroom_messages_given_up_total", labels) or 0.0
+    notes._drop(Note(-1, message_call(-1, "old news")), "out of time")
+    after = REGISTRY.get_sample_value("cardroom_messages_given_up_total", labels)
+    assert after == before + 1
