@@ -19,10 +19,9 @@ from sqlalchemy.engine import Connection
 
 from bot.__main__ import main
 from bot.storage.copy import Copied, CopyRefused, copied_tables, copy_database
-from bot.storage.database import create_engine
 from bot.storage.leadership import SqliteLeadership
 from bot.storage.models import Base
-from tests.storage.test_migration_ladder import HEAD, REVISIONS, climb
+from tests.storage.test_migration_ladder import HEAD, REVISIONS, _on, climb
 
 #: Every table a copy fills, by name.
 TABLES = sorted(table.name for table in Base.metadata.sorted_tables)
@@ -34,15 +33,6 @@ async def source(tmp_path: Path) -> str:
     url = f"sqlite+aiosqlite:///{tmp_path / 'source.db'}"
     await climb(url, HEAD)
     return url
-
-
-async def _on(url: str, work: Any) -> Any:
-    engine = create_engine(url)
-    try:
-        async with engine.begin() as connection:
-            return await connection.run_sync(work)
-    finally:
-        await engine.dispose()
 
 
 def _same_moment(value: Any) -> Any:
