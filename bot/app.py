@@ -12,7 +12,6 @@ import gc
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import replace
 from typing import Any
 
 import orjson
@@ -24,7 +23,7 @@ from bot.services.inbox import APP_CHANNEL, InboxService
 from bot.services.languages import LanguageService
 from bot.services.lobby import LobbyService
 from bot.services.locks import GameLocks
-from bot.services.outbox import OPENED, RESULT, OutboxService, PendingLetter, result_ratings
+from bot.services.outbox import OPENED, RESULT, OutboxService, PendingLetter
 from bot.services.people import PeopleService
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
@@ -238,10 +237,9 @@ def build_application(
     intake.record = outbox.record
 
     async def draw_result(pending: PendingLetter) -> Note | None:
+        # A finished game's snapshot carries its ratings' changes as they were at its end.
         assert pending.letter.game_id is not None
-        snapshot = await play.snapshot(pending.letter.game_id)
-        ratings, provisional = result_ratings(pending.letter.body)
-        return result_note(replace(snapshot, ratings=ratings, provisional=provisional))
+        return result_note(await play.snapshot(pending.letter.game_id))
 
     outbox.draws[RESULT] = draw_result
 

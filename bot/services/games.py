@@ -19,7 +19,7 @@ from sqlalchemy.ext.asyncio import AsyncSession
 
 from bot.games.engine import Event, Outcome, Rules
 from bot.games.registry import get_rules
-from bot.services.outbox import RESULT, Letter, add_letters, result_body
+from bot.services.outbox import RESULT, Letter, add_letters
 from bot.services.ratings import RatedGame, rated_game, record_game
 from bot.services.snapshots import (
     ChatColumns,
@@ -348,7 +348,6 @@ class GameStore:
         if status == FINISHED and snapshot.outcome is not None and snapshot.chat_kind != "private":
             # An edit of the table notifies nobody: the end is said in a message of its own,
             # written with the end itself, so that no stop loses it.
-            body = result_body(snapshot.ratings, snapshot.provisional)
-            letter = Letter(row.chat_id, body, RESULT, row.id)
-            await add_letters(game.session, [letter], now)
+            # It is drawn as it goes, from the game (its ratings' changes with it).
+            await add_letters(game.session, [Letter(row.chat_id, {}, RESULT, row.id)], now)
         return snapshot

@@ -24,6 +24,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
+from sqlalchemy.ext.asyncio import AsyncSession
+
 from bot.storage.database import Database
 from bot.storage.outbox import Letters
 
@@ -32,7 +34,7 @@ logger = logging.getLogger(__name__)
 #: A Bot API call, drawn when it was decided.
 CALL = "call"
 #: A finished game's result (places, scores, each seat's rating before and after): drawn as it
-#: goes, from the game; its body holds the rating changes, which the game's row does not.
+#: goes, from the game.
 RESULT = "result"
 #: A lobby opened, told in his private chat to someone who asked to hear of the next one.
 OPENED = "opened"
@@ -97,7 +99,7 @@ def rows_of(letters: Sequence[Letter]) -> list[tuple[int, str, int | None, dict[
     return [(x.chat_id, x.kind, x.game_id, dict(x.body)) for x in letters]
 
 
-async def add_letters(session: Any, letters: Sequence[Letter], now: float) -> None:
+async def add_letters(session: AsyncSession, letters: Sequence[Letter], now: float) -> None:
     """Write letters with a decision, in its transaction (``session``)."""
     await Letters(session).add(rows_of(letters), now)
 
@@ -148,19 +150,3 @@ class OutboxService:
         """Drop letters delivered more than ``older_than`` seconds ago."""
         async with self.db.transaction() as session:
             await Letters(session).forget_delivered(self.clock() - older_than)
-
-
-def result_body(
-    ratings: Mapping[int, tuple[int, int]], provisional: frozenset[int]
-) -> dict[str, Any]:
-    """A result letter's body: each seat's rating before and after (JSON: keys are text)."""
-    return {
-        "ratings": {str(seat): list(change) for seat, change in ratings.items()},
-        "provisional": sorted(provisional),
-    }
-
-
-def result_ratings(body: Mapping[str, Any]) -> tuple[dict[int, tuple[int, int]], frozenset[int]]:
-    """:func:`result_body` read back."""
-    ratings = {int(seat): (int(a), int(b)) for seat, (a, b) in body.get("ratings", {}).items()}
-    return ratings, frozenset(int(seat) for seat in body.get("provisional", ()))

@@ -38,8 +38,10 @@ SWEEP_EVERY = 3.0
 SETTLE_EVERY = 0.2
 #: Seconds to wait before reading again when the database cannot be read.
 RETRY_AFTER = 2.0
-#: Delivered letters are kept this long (what became of each, for whoever looks), then go.
+#: Delivered letters are kept this long (what became of each, for whoever looks), then go...
 KEEP_DELIVERED = 24 * 3600.0
+#: ... looked for this often (a sweep every few seconds need not delete every time).
+FORGET_EVERY = 600.0
 
 #: Messages remembered as tidied (a message tidied long ago is gone anyway).
 TIDIED = 10_000
@@ -141,6 +143,8 @@ class Outbox:
         self._last = 0
         self._wake = asyncio.Event()
         self._sweep_at = 0.0
+        #: When delivered letters of old are next dropped (loop time).
+        self._forget_at = 0.0
         self._reader: asyncio.Task[None] | None = None
         self._reading = False
         self._settled: list[Settled] = []
@@ -228,10 +232,7 @@ class Outbox:
         """Write the letters posted outside any update, in the order they were posted."""
         while self._unwritten:
             batch, self._unwritten = self._unwritten, []
-            try:
-                await self.service.record(batch)
-            except Exception as error:
-                self._say_unwritten(batch, error)
+            await self.record(batch)
 
     # -- reading ----------------------------------------------------------------------------
 
@@ -279,8 +280,10 @@ class Outbox:
             if len(page) < PAGE:
                 break
         if sweep:
-            self._sweep_at = asyncio.get_running_loop().time() + self.sweep_every
-            if not self._tasks:
+            now = asyncio.get_running_loop().time()
+            self._sweep_at = now + self.sweep_every
+            if now >= self._forget_at:
+                self._forget_at = now + FORGET_EVERY
                 self._spawn(self._forget_old())
 
     def _take(self, pending: PendingLetter) -> None:
