@@ -65,7 +65,7 @@ from bot.telegram.render import (
 from bot.telegram.render.content import Button
 from bot.telegram.sender.budget import CallBudget, Limits, Priority
 from bot.telegram.sender.limiter import NotLeading, calling
-from bot.telegram.sender.notes import NO_PREVIEW, Note, Notes, markup_json
+from bot.telegram.sender.notes import NO_PREVIEW, Note, Notes, markup_json, message_call
 from bot.telegram.sender.outbox import Outbox
 from bot.telegram.sender.pings import Pings
 from bot.telegram.sender.pins import Pins
@@ -495,7 +495,7 @@ class Publisher:
             waiting = slot.turn_started
             try:
                 if await self._deliver(slot, content) and waiting is not None:
-                    self._notified(slot, waiting)
+                    self.pings.notified(slot, waiting)
                 slot.sent = shown
                 slot.failures = 0
                 if slot.changed_at is not None and slot.seat is None:
@@ -620,13 +620,6 @@ class Publisher:
                     self._shown[game_id] = max(version, self._shown.get(game_id, 0))
             except Exception:
                 logger.exception("Could not record which games are shown")
-
-    def _notified(self, panel: Slot, waiting: float) -> None:
-        """A panel went out as a new message, which notifies its player, while his move
-        waited for him since ``waiting``: it showed that move, so his ping for it is spent —
-        one sent a moment later would only show the same panel twice."""
-        if panel.turn_started == waiting:
-            self.pings.cancel(panel)
 
     async def _deliver(self, slot: Slot, content: Content) -> bool:
         """Edit the slot's message, or send it anew; a 403 hands a player's seat over.
@@ -761,16 +754,7 @@ def result_note(snapshot: GameSnapshot) -> Note | None:
     if snapshot.outcome is None:
         return None
     content = result_content(translator(snapshot.chat_language), snapshot)
-    data: dict[str, Any] = {
-        "chat_id": snapshot.chat_id,
-        "text": content.text,
-        "parse_mode": "HTML",
-        "link_preview_options": NO_PREVIEW,
-    }
-    if snapshot.topic_id:
-        data["message_thread_id"] = snapshot.topic_id
+    call = message_call(snapshot.chat_id, content.text, topic=snapshot.topic_id)
     share = ("game", snapshot.game_id)
     what = f"result of game {snapshot.game_id}"
-    return Note(
-        snapshot.chat_id, ("sendMessage", data), Priority.TABLE, share, must=True, what=what
-    )
+    return Note(snapshot.chat_id, call, Priority.TABLE, share, must=True, what=what)

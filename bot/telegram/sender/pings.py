@@ -90,6 +90,13 @@ class Pings:
         waits for him, and he has pressed nothing since."""
         return panel.turn_started == started and not self.pressed_since(user_id, started)
 
+    def notified(self, panel: Slot, waiting: float) -> None:
+        """The panel went out as a new message, which notifies its player, while his move
+        waited for him since ``waiting``: it showed that move, so his ping for it is spent —
+        one sent a moment later would only show the same panel twice."""
+        if panel.turn_started == waiting:
+            self.cancel(panel)
+
     def delay(self, snapshot: GameSnapshot) -> float:
         """How long a new move waits for its player before his panel comes anew."""
         if snapshot.deadline_at is None:
