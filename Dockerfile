@@ -41,20 +41,24 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
     DATABASE_URL=sqlite+aiosqlite:////data/cardroom.db \
     WEBHOOK_LISTEN=0.0.0.0
 
-# The dependencies first, read from pyproject.toml alone: a change to the code reuses this
-# layer, and only a change to the dependencies installs them again.
-COPY pyproject.toml /tmp/pyproject.toml
-RUN python -c "import tomllib; p = tomllib.load(open('/tmp/pyproject.toml', 'rb'))['project']; print('\n'.join(p['dependencies'] + p['optional-dependencies']['postgres']))" > /tmp/requirements.txt \
-    && pip install --requirement /tmp/requirements.txt \
-    && rm /tmp/pyproject.toml /tmp/requirements.txt \
+# The dependencies first, from requirements.lock alone: every one, transitive ones included,
+# pinned (regenerated as its header says), so a rebuild gets the same versions, and a change
+# of the bot's code or version reuses this layer. --no-deps and pip check: a package the lock
+# lacks fails the build rather than arrive unpinned.
+COPY requirements.lock /tmp/requirements.lock
+RUN pip install --no-deps --requirement /tmp/requirements.lock \
+    && pip check \
+    && rm /tmp/requirements.lock \
     && useradd --create-home --uid 10001 cardroom \
     && mkdir /data && chown cardroom:cardroom /data
 
 # Then the bot itself: one copy, the installed package (its pages, scripts, catalogs and
 # migrations are package data), nothing of the source; the wheel is mounted for the install
-# only (BuildKit, Docker's builder since 23.0), so no layer keeps it.
+# only (BuildKit, Docker's builder since 23.0), so no layer keeps it. pip check: the locked
+# versions are ones the bot's own requirements admit.
 RUN --mount=type=bind,from=wheel,source=/wheels,target=/tmp/wheels \
-    pip install --no-deps /tmp/wheels/*.whl
+    pip install --no-deps /tmp/wheels/*.whl \
+    && pip check
 
 USER cardroom
 # The working folder holds no code: `python -m bot` imports the installed package.

@@ -3,9 +3,10 @@
 Its exit status is for a supervisor (systemd's ``RestartPreventExitStatus=2``): 0 a clean
 stop (SIGTERM or SIGINT, at any moment from the first); 1 the lead was lost (a standby takes
 over: start again); 2 a setting to fix (a bad or missing setting, a refused token or
-password, a database that cannot be opened or written, a port taken): starting again changes
-nothing; 3 a fault that may pass (the database or Telegram not reachable, after
-``DATABASE_WAIT_SECONDS`` of waiting for the database): start again.
+password, a database that cannot be opened or written, an address the bot may not listen on):
+starting again changes nothing; 3 a fault that may pass (the database not reachable after
+``DATABASE_WAIT_SECONDS`` of waiting for it, Telegram after ``TELEGRAM_WAIT_SECONDS``, a port
+another process holds): start again.
 
 ``python -m bot --sandbox [--port 8080]`` runs the same bot against Cardroom's own Bot API
 emulator on 127.0.0.1, with a chat page to play in the browser (see :mod:`bot.sandbox`).
@@ -21,7 +22,8 @@ import logging
 import signal
 import sys
 import threading
-from collections.abc import Mapping, Sequence
+import time
+from collections.abc import Callable, Mapping, Sequence
 from types import FrameType, TracebackType
 from typing import TYPE_CHECKING, Any, Final
 from urllib.parse import urlsplit, urlunsplit
@@ -132,20 +134,50 @@ def report_bad_settings(error: ValidationError) -> int:
     return 2
 
 
-def log_in(application: App) -> None:
-    """Check the token (``getMe``) on the event loop ``run_polling``/``run_webhook`` will use.
+def log_in(
+    application: App,
+    seconds: float = 0,
+    base_url: str | None = None,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Check the token (``getMe``) on the event loop the run will use (:func:`bot.serve.serve`),
+    waiting up to ``seconds`` for a Bot API (at ``base_url``, Telegram's when ``None``) that
+    cannot be reached yet (:func:`bot.startup.wait_for_telegram`).
 
-    python-telegram-bot checks it too, but logs a refused token at ERROR with its traceback
-    before it raises; checked here first, a refusal is one line from :func:`main`, and the
-    bot stays initialized, so the run does not ask again.
+    python-telegram-bot checks the token too, but logs a refused one at ERROR with its
+    traceback before it raises; checked here first, a refusal is one line from :func:`main`,
+    and the bot stays initialized, so the run does not ask again.
     """
+    from bot.startup import wait_for_telegram
+
     loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
     try:
-        loop.run_until_complete(application.bot.initialize())
+        wait_for_telegram(
+            lambda: loop.run_until_complete(application.bot.initialize()),
+            seconds,
+            bot_api_shown(base_url),
+            sleep=sleep,
+            clock=clock,
+        )
     except BaseException:
-        loop.close()
+        close_loop(loop)
+        asyncio.set_event_loop(None)
         raise
+
+
+def close_loop(loop: asyncio.AbstractEventLoop) -> None:
+    """Cancel what still runs on ``loop`` (a try cut short by SIGTERM: :class:`Stopped`), let
+    it end, and close the loop: no task is left to be destroyed while pending."""
+    if not loop.is_closed():
+        pending = asyncio.all_tasks(loop)
+        for task in pending:
+            task.cancel()
+        if pending:
+            loop.run_until_complete(asyncio.gather(*pending, return_exceptions=True))
+        loop.close()
 
 
 def parse_arguments(argv: Sequence[str] | None) -> argparse.Namespace:
@@ -243,7 +275,7 @@ def run(arguments: argparse.Namespace) -> int:
     raise_open_file_limit()  # every socket, post and connection is an open file
     application = build_application(settings, settle_memory=True)
     try:
-        log_in(application)
+        log_in(application, settings.telegram_wait_seconds, settings.telegram_api_base_url)
         return serve(application, settings, leadership)
     except InvalidToken as error:
         # The exception's own message quotes the token; its cause is Telegram's answer.
@@ -252,7 +284,7 @@ def run(arguments: argparse.Namespace) -> int:
             f"Telegram refused TELEGRAM_BOT_TOKEN ({answer}): copy the token from @BotFather again"
         )
     except ServeError as error:
-        return report_fault(str(error))
+        return report_fault(str(error), EXIT_TRANSIENT if error.transient else EXIT_SETTING)
     except NetworkError as error:
         if isinstance(error, BadRequest):  # an answer from Telegram, not a network fault
             raise
@@ -281,13 +313,21 @@ def unreachable(base_url: str | None, error: Exception) -> str:
     with what to check; a password in ``base_url`` is hidden."""
     if base_url is None:
         return (
-            f"could not reach Telegram at {TELEGRAM_API}: {error}; "
+            f"could not reach {bot_api_shown(base_url)}: {error}; "
             "check that this machine can reach it (network, firewall, proxy)"
         )
     return (
-        f"could not reach the Bot API at TELEGRAM_API_BASE_URL {without_password(base_url)}: "
-        f"{error}; check that this server runs and the URL is right"
+        f"could not reach {bot_api_shown(base_url)}: {error}; "
+        "check that this server runs and the URL is right"
     )
+
+
+def bot_api_shown(base_url: str | None) -> str:
+    """The Bot API at ``base_url`` (Telegram's when ``None``) as a line names it, a password
+    in the URL hidden."""
+    if base_url is None:
+        return f"Telegram at {TELEGRAM_API}"
+    return f"the Bot API at TELEGRAM_API_BASE_URL {without_password(base_url)}"
 
 
 def without_password(url: str) -> str:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
 import logging
 import signal
 from collections.abc import Awaitable, Callable
@@ -60,7 +61,27 @@ FINISH_SECONDS, STEP_SECONDS = 0.8, 0.25
 
 
 class ServeError(Exception):
-    """The bot cannot serve (its port is taken): said in one line."""
+    """The bot cannot serve (it cannot listen on its address): said in one line.
+
+    ``transient``: the port is taken (``EADDRINUSE``), which may pass — the process it
+    replaces may still hold it while it stops — so a supervisor should start the bot again
+    (exit status 3); anything else (an address not of this machine, a port it may not use)
+    is a setting to fix (2)."""
+
+    def __init__(self, line: str, *, transient: bool = False) -> None:
+        super().__init__(line)
+        self.transient = transient
+
+
+def taken(error: OSError, host: str, port: int, serves: str, setting: str) -> ServeError:
+    """The :class:`ServeError` for ``host``:``port`` (``setting``), taken by another process,
+    that would serve ``serves``."""
+    return ServeError(
+        f"cannot listen for {serves} on {host}:{port} ({error.strerror or error}): another "
+        f"process holds it (the one this replaces, still stopping?); free it or set {setting} "
+        "to a free port",
+        transient=True,
+    )
 
 
 class Process:
@@ -125,8 +146,10 @@ class Process:
     def listen(self) -> None:
         """Serve the public routes on ``WEBHOOK_LISTEN:WEBHOOK_PORT`` when there are any (the
         webhook, the Mini App), and health and metrics on ``HEALTH_HOST:HEALTH_PORT``
-        (``HEALTH_PORT=0``: not at all). A public port that cannot listen is fatal; the health
-        port is not: it is said, and the bot runs on."""
+        (``HEALTH_PORT=0``: not at all). A port that is taken, public or health, is
+        :class:`ServeError` (transient: its holder may be stopping); a public port that cannot
+        listen for another reason is one too; the health port is not: it is said, and the bot
+        runs on."""
         webhook = bool(self.settings.webhook_url)
         if webhook and self.settings.webhook_secret is None:
             logger.info(
@@ -135,7 +158,12 @@ class Process:
             )
         if webhook or self.room.miniapp is not None:
             self._server = self._listen_public(webhook)
-        self._health_server = self._listen_health()
+        try:
+            self._health_server = self._listen_health()
+        except ServeError:
+            if self._server is not None:
+                self._server.stop()
+            raise
 
     def _listen_public(self, webhook: bool) -> HTTPServer:
         web = WebApplication(
@@ -148,6 +176,8 @@ class Process:
             server.listen(port, host)
         except OSError as error:
             serves = "the webhook" if webhook else "the Mini App (WEBAPP_URL)"
+            if error.errno == errno.EADDRINUSE:
+                raise taken(error, host, port, serves, "WEBHOOK_PORT") from None
             raise ServeError(
                 f"cannot listen for {serves} on {host}:{port} ({error.strerror or error}): "
                 "set WEBHOOK_PORT to a free port"
@@ -163,6 +193,9 @@ class Process:
         try:
             server.listen(port, host)
         except OSError as error:
+            if error.errno == errno.EADDRINUSE:
+                serves = "/healthz, /readyz and /metrics"
+                raise taken(error, host, port, serves, "HEALTH_PORT") from None
             logger.warning(
                 "Cannot serve /healthz, /readyz and /metrics on %s:%s (%s): set HEALTH_PORT "
                 "to a free port, or 0",

@@ -59,9 +59,17 @@ class Settings(BaseSettings):
     # How long start-up waits, with backoff, for a database that is not up yet (refuses
     # connections, its host name not found yet, still starting); then exit status 3.
     database_wait_seconds: float = Field(default=60, ge=0, le=3600)
-    # The public HTTPS base URL of the bot's web server (behind the TLS proxy), where
-    # Davay-ka!'s Mini App is served (``<url>/app/davayka``); unset: no Mini App.
+    # How long start-up waits, the same way, for Telegram (or ``TELEGRAM_API_BASE_URL``) not
+    # reachable yet (a network or a proxy still coming up); then exit status 3. 0: one try.
+    telegram_wait_seconds: float = Field(default=60, ge=0, le=3600)
+    # The public HTTPS base URL of the bot's web server (behind the TLS proxy), where the
+    # Mini App is served (``<url>/app/table``); unset: no Mini App.
     webapp_url: str | None = None
+    # The Mini App's short name, as made with @BotFather's /newapp (its URL
+    # ``<WEBAPP_URL>/app/table``): a group's table then carries a button opening the game by
+    # direct link (``https://t.me/<bot>/<short name>?startapp=g<game>``) — Telegram allows
+    # Mini App buttons only in private chats. Unset: no such button.
+    webapp_short_name: str | None = None
     # The script that gives the Mini App ``Telegram.WebApp``: Telegram's own (the sandbox
     # serves a stand-in).
     webapp_script: str = TELEGRAM_WEB_APP_SCRIPT
@@ -133,6 +141,18 @@ class Settings(BaseSettings):
         if parts.query or parts.fragment:
             raise ValueError("must be a base URL, without ? or #")
         return value.strip().rstrip("/")
+
+    @field_validator("webapp_short_name")
+    @classmethod
+    def _short_name_botfather_takes(cls, value: str | None) -> str | None:
+        if value is None or not value.strip():
+            return None
+        if not re.fullmatch(r"[A-Za-z0-9_]{3,30}", value.strip()):
+            raise ValueError(
+                "must be the Mini App's short name as @BotFather's /newapp took it: 3 to 30 "
+                "letters, digits or underscores (e.g. table)"
+            )
+        return value.strip()
 
     @field_validator("log_level")
     @classmethod

@@ -1,12 +1,13 @@
-"""The database checks ``python -m bot`` makes before it starts the bot, and the one limit of
-the process it raises (:func:`raise_open_file_limit`).
+"""The database checks ``python -m bot`` makes before it starts the bot, the wait for
+Telegram, and the one limit of the process it raises (:func:`raise_open_file_limit`).
 
 Each fault is raised as :class:`StartUpError`, whose message is one line for the person
 starting the bot: the URL no driver can open, the server that does not answer, the file that
 cannot be written. A password in the URL is never part of it. A fault that may pass by itself
 (:attr:`StartUpError.transient`: a server not up yet) is told apart from one to fix, so that a
 supervisor restarts on the first and not on the second; a database server that is not up yet
-is waited for first (:func:`wait_for_database`).
+is waited for first (:func:`wait_for_database`), and so is Telegram not reachable yet, with
+the same pauses (:func:`wait_for_telegram`: its faults are Telegram's own errors).
 """
 
 from __future__ import annotations
@@ -46,11 +47,34 @@ DRIVER_INSTALLS = {
 }
 
 
-#: The pause after a database's first refusal, doubled after each until :data:`LONGEST_PAUSE`.
+#: The pause after a first refusal (of the database, of Telegram), doubled after each until
+#: :data:`LONGEST_PAUSE`.
 FIRST_PAUSE: Final = 0.5
 LONGEST_PAUSE: Final = 5.0
 #: How long one try to connect may take: a server whose packets are dropped never refuses.
 TRY_SECONDS: Final = 10.0
+
+
+class Backoff:
+    """The pauses between the tries of something not up yet: :data:`FIRST_PAUSE`, doubled
+    after each until :data:`LONGEST_PAUSE`, within ``seconds`` of the first try (the last
+    pause cut short to end there): a server coming up is found soon after it does, and one
+    that never comes is given up on at a bound a supervisor can count on."""
+
+    def __init__(self, seconds: float, clock: Callable[[], float] = time.monotonic) -> None:
+        self.seconds = seconds
+        self._clock = clock
+        self._started = clock()
+        self._pause = FIRST_PAUSE
+
+    def next_pause(self) -> float | None:
+        """The pause before the next try; ``None`` once ``seconds`` have passed: give up."""
+        left = self.seconds - (self._clock() - self._started)
+        if left <= 0:
+            return None
+        pause = min(self._pause, left)
+        self._pause = min(self._pause * 2, LONGEST_PAUSE)
+        return pause
 
 
 class StartUpError(Exception):
@@ -142,8 +166,7 @@ def wait_for_database(
     if make_url(url).get_backend_name() == "sqlite":
         return
     shown = shown_url(url)
-    started = clock()
-    pause = FIRST_PAUSE
+    backoff = Backoff(seconds, clock)
     tries = 0
     while True:
         tries += 1
@@ -159,14 +182,13 @@ def wait_for_database(
             raise StartUpError(
                 f"could not connect to the database {shown}: {failure_of(fault)}"
             ) from fault
-        left = seconds - (clock() - started)
-        if left <= 0:
+        wait = backoff.next_pause()
+        if wait is None:
             raise StartUpError(
                 f"could not connect to the database {shown} within {seconds:g} s "
                 f"(DATABASE_WAIT_SECONDS): {failure_of(fault)}",
                 transient=True,
             ) from fault
-        wait = min(pause, left)
         logger.warning(
             "The database %s is not up yet (%s); trying again in %.1f s",
             shown,
@@ -174,7 +196,47 @@ def wait_for_database(
             wait,
         )
         sleep(wait)
-        pause = min(pause * 2, LONGEST_PAUSE)
+
+
+def wait_for_telegram(
+    log_in: Callable[[], None],
+    seconds: float,
+    shown: str,
+    *,
+    sleep: Callable[[float], None] = time.sleep,
+    clock: Callable[[], float] = time.monotonic,
+) -> None:
+    """Log in to the Bot API (``log_in``: one ``getMe``; ``shown``: where, as a line names
+    it), waiting up to ``seconds`` for it to be reachable.
+
+    A Bot API not reachable — a :class:`~telegram.error.NetworkError`: refused, timed out, a
+    name not resolving, a proxy's 5xx; the network or a proxy still coming up — is tried again
+    after 0.5 s, 1 s, 2 s… at most :data:`LONGEST_PAUSE` apart (:class:`Backoff`), each try
+    said in one line at WARNING with the pause before the next; still not reachable after
+    ``seconds``, the last error is raised. A refused token
+    (:class:`~telegram.error.InvalidToken`) and any answer of Telegram's
+    (:class:`~telegram.error.BadRequest`) are raised at once: asking again changes nothing.
+    """
+    from telegram.error import BadRequest, NetworkError
+
+    backoff = Backoff(seconds, clock)
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            log_in()
+        except NetworkError as error:
+            if isinstance(error, BadRequest):  # an answer from Telegram, not a network fault
+                raise
+            pause = backoff.next_pause()
+            if pause is None:
+                raise
+            logger.warning("Could not reach %s (%s); trying again in %.1f s", shown, error, pause)
+            sleep(pause)
+        else:
+            if tries > 1:
+                logger.info("Reached %s (try %d)", shown, tries)
+            return
 
 
 async def _connect(url: str) -> None:

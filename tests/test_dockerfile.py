@@ -2,11 +2,12 @@
 
 The ``Dockerfile`` is parsed as Docker reads it (continued lines joined, comments dropped,
 ``ARG`` defaults put into ``FROM``): the base pinned by digest; the dependencies installed in a
-layer of their own before the code arrives, from exactly the dependencies ``pyproject.toml``
-declares; one copy of the code, the installed package; no ``VOLUME``; exec-form commands, so
-the bot gets SIGTERM; every setting it sets a setting of the bot; a ``.dockerignore`` that
-keeps secrets and data out of the build. Its ``HEALTHCHECK`` command is run as Docker would run
-it, against the health listener of a real bot process.
+layer of their own before the code arrives, from ``requirements.lock`` alone, which pins every
+dependency ``pyproject.toml`` declares (transitive ones too) at a version it admits; one copy
+of the code, the installed package; no ``VOLUME``; exec-form commands, so the bot gets
+SIGTERM; every setting it sets a setting of the bot; a ``.dockerignore`` that keeps secrets
+and data out of the build. Its ``HEALTHCHECK`` command is run as Docker would run it, against
+the health listener of a real bot process.
 """
 
 from __future__ import annotations
@@ -22,12 +23,17 @@ import subprocess
 import sys
 import tomllib
 from dataclasses import dataclass
+from fnmatch import fnmatch
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from importlib import metadata
 from pathlib import Path
 from threading import Thread
 
 import httpx
 import pytest
+from packaging.requirements import Requirement
+from packaging.utils import canonicalize_name
+from packaging.version import Version
 
 from bot.sandbox.bot_api import FakeBotApi
 from bot.sandbox.server import FakeBotApiServer
@@ -120,9 +126,11 @@ def test_the_base_is_pinned_by_digest(dockerfile: list[Instruction]) -> None:
         names.add(name.strip())
 
 
-def test_the_dependencies_are_installed_before_the_code_arrives(
+def test_the_dependencies_are_installed_from_the_lock_alone_before_the_code_arrives(
     dockerfile: list[Instruction],
 ) -> None:
+    """A change of the bot's code or version must reuse the dependencies' layer: only the
+    lock is copied before it, and the layer installs exactly that."""
     final = stages(dockerfile)[-1]
     brings_code = [
         n
@@ -132,34 +140,90 @@ def test_the_dependencies_are_installed_before_the_code_arrives(
     ]
     assert brings_code, "the final stage installs the bot"
     before = final[: brings_code[0]]
-    copied = [i.arguments for i in before if i.keyword in {"COPY", "ADD"}]
-    assert all(arguments.split()[0] == "pyproject.toml" for arguments in copied), (
-        f"only pyproject.toml before the dependencies are installed, not {copied}"
+    copied = [i.arguments.split() for i in before if i.keyword in {"COPY", "ADD"}]
+    assert [words[:-1] for words in copied] == [["requirements.lock"]], (
+        f"only requirements.lock before the dependencies are installed, not {copied}"
     )
-    (install,) = [i for i in before if i.keyword == "RUN" and "pip install" in i.arguments]
+    lock = copied[0][-1]
+    (install,) = [
+        i.arguments for i in before if i.keyword == "RUN" and "pip install" in i.arguments
+    ]
+    assert f"pip install --no-deps --requirement {lock}" in install, install
+    assert "pip check" in install, "a package the lock lacks fails the build"
+    assert "pyproject" not in install
 
-    # The layer installs exactly what pyproject.toml declares (and PostgreSQL's driver).
-    listing = shlex.split(install.arguments.split(">")[0])
-    assert listing[:2] == ["python", "-c"], listing
-    program = listing[2].replace("/tmp/pyproject.toml", str(ROOT / "pyproject.toml"))
-    listed = subprocess.run(
-        [sys.executable, "-c", program], capture_output=True, text=True, check=True
-    ).stdout.split()
+
+def locked() -> dict[str, Version]:
+    """requirements.lock: each package's canonical name, and the one version pinned."""
+    pins: dict[str, Version] = {}
+    for line in (ROOT / "requirements.lock").read_text(encoding="utf-8").splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        requirement = Requirement(line)
+        (pin,) = requirement.specifier
+        assert pin.operator == "==" and "*" not in pin.version, f"not pinned: {line}"
+        assert not requirement.extras and requirement.marker is None, line
+        name = canonicalize_name(requirement.name)
+        assert name not in pins, f"{name} pinned twice"
+        pins[name] = Version(pin.version)
+    return pins
+
+
+def declared() -> list[Requirement]:
+    """What ``pip install ".[postgres]"`` asks for: the dependencies and the extra."""
     project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    declared = project["dependencies"] + project["optional-dependencies"]["postgres"]
-    assert [line.replace(" ", "") for line in listed] == [d.replace(" ", "") for d in declared]
+    return [
+        Requirement(line)
+        for line in project["dependencies"] + project["optional-dependencies"]["postgres"]
+    ]
 
 
-def test_one_copy_of_the_code_the_installed_package(dockerfile: list[Instruction]) -> None:
-    final = stages(dockerfile)[-1]
-    for instruction in final:
-        if instruction.keyword in {"COPY", "ADD"} and "--from" not in instruction.arguments:
-            assert instruction.arguments.split()[0] == "pyproject.toml", instruction
-        assert "PYTHONPATH" not in instruction.arguments
-    installs = [i.arguments for i in final if i.keyword == "RUN"]
-    assert any("pip install --no-deps" in run and ".whl" in run for run in installs)
-    built = [i.arguments for stage in stages(dockerfile)[:-1] for i in stage]
-    assert any("pip wheel" in arguments for arguments in built), "a stage builds the wheel"
+def test_the_lock_pins_every_declared_dependency_at_a_version_pyproject_admits() -> None:
+    pins = locked()
+    assert "cardroom" not in pins, "the bot itself comes from its wheel"
+    for requirement in declared():
+        name = canonicalize_name(requirement.name)
+        assert name in pins, f"{requirement} is not in requirements.lock: regenerate it"
+        assert requirement.specifier.contains(pins[name], prereleases=True), (
+            f"requirements.lock pins {name}=={pins[name]}, which {requirement} does not admit: "
+            "regenerate it (its header says how)"
+        )
+
+
+def test_the_lock_holds_every_transitive_dependency() -> None:
+    """Followed from pyproject's requirements through the metadata of the packages installed
+    here, wherever their version is the locked one (the others' requirements are not known
+    here): every package reached is pinned."""
+    pins = locked()
+    unpinned: list[str] = []
+    followed: set[str] = set()
+    waiting = [(requirement, "pyproject.toml") for requirement in declared()]
+    seen: set[tuple[str, frozenset[str]]] = set()
+    while waiting:
+        requirement, wanted_by = waiting.pop()
+        name = canonicalize_name(requirement.name)
+        if name not in pins:
+            unpinned.append(f"{requirement} (for {wanted_by})")
+            continue
+        if (name, frozenset(requirement.extras)) in seen:
+            continue
+        seen.add((name, frozenset(requirement.extras)))
+        try:
+            distribution = metadata.distribution(name)
+        except metadata.PackageNotFoundError:
+            continue
+        if Version(distribution.version) != pins[name]:
+            continue
+        followed.add(name)
+        for line in distribution.requires or []:
+            needed = Requirement(line)
+            extras = {"", *requirement.extras}
+            if needed.marker is None or any(
+                needed.marker.evaluate({"extra": extra}) for extra in extras
+            ):
+                waiting.append((needed, name))
+    assert not unpinned, f"needed but not in requirements.lock (regenerate it): {unpinned}"
+    assert len(followed) >= len(declared()), f"too few packages followed: {sorted(followed)}"
 
 
 def test_no_volume_and_commands_in_exec_form(dockerfile: list[Instruction]) -> None:
@@ -199,6 +263,10 @@ def test_the_build_context_leaves_out_secrets_data_and_environments() -> None:
     }
     assert {".env", "data", ".venv", ".git", "test-artifacts"} <= ignored
     assert not [line for line in ignored if line.startswith("!")]
+    needed = ["requirements.lock", "pyproject.toml", "README.md", "bot", "migrations"]
+    assert not [name for name in needed for line in ignored if fnmatch(name, line)], (
+        "what the Dockerfile copies must reach the builder"
+    )
 
 
 # -- the HEALTHCHECK, run ---------------------------------------------------------------------

@@ -63,6 +63,7 @@ def test_python_m_bot_raises_its_limit_of_open_files_to_the_hard_one_at_start(
         "DATABASE_URL": f"sqlite+aiosqlite:///{tmp_path / 'cardroom.db'}",
         # No Bot API there: the bot stops as it logs in, once started up (status 3).
         "TELEGRAM_API_BASE_URL": f"http://127.0.0.1:{port}/bot",
+        "TELEGRAM_WAIT_SECONDS": "0",
     }
     run = subprocess.run(
         [sys.executable, "-c", start],

@@ -34,6 +34,8 @@ def no_settings_from_the_machine(monkeypatch: pytest.MonkeyPatch) -> None:
         "WEBHOOK_PORT",
         "LOG_LEVEL",
         "TURN_SECONDS",
+        "DATABASE_WAIT_SECONDS",
+        "TELEGRAM_WAIT_SECONDS",
     ):
         monkeypatch.delenv(name, raising=False)
 
@@ -121,3 +123,12 @@ def test_each_bad_variable_is_one_line_naming_it_and_what_it_may_be() -> None:
 
 def test_the_log_level_may_be_written_in_any_case() -> None:
     assert settings(log_level="debug").log_level == "DEBUG"
+
+
+def test_start_up_waits_a_minute_for_telegram_unless_told_otherwise() -> None:
+    assert settings().telegram_wait_seconds == 60
+    assert settings(telegram_wait_seconds="0").telegram_wait_seconds == 0, "0: one try"
+    assert problems(telegram_wait_seconds="-1", database_wait_seconds="forever") == [
+        "DATABASE_WAIT_SECONDS must be a number (got 'forever')",
+        "TELEGRAM_WAIT_SECONDS must be between 0 and 3600 (got '-1')",
+    ]

@@ -99,7 +99,10 @@ async def start_up(folder: Path, **settings: str) -> tuple[int, str]:
         if not k.startswith(("TELEGRAM_", "DATABASE_", "WEBHOOK_"))
         and k.lower() not in ("http_proxy", "https_proxy", "all_proxy", "no_proxy")
     }
-    env.update(PYTHONPATH=str(ROOT), TELEGRAM_BOT_TOKEN=TOKEN, LOG_LEVEL="INFO")
+    # A Bot API not reachable is one try (TELEGRAM_WAIT_SECONDS=0), unless a test waits.
+    env.update(
+        PYTHONPATH=str(ROOT), TELEGRAM_BOT_TOKEN=TOKEN, LOG_LEVEL="INFO", TELEGRAM_WAIT_SECONDS="0"
+    )
     env.update(settings)
     process = await asyncio.create_subprocess_exec(
         sys.executable,

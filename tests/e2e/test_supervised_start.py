@@ -71,6 +71,7 @@ def environment(folder: Path, **settings: str) -> dict[str, str]:
         HEALTH_PORT="0",
         # No Bot API there: once the database is ready, the bot stops as it logs in (3).
         TELEGRAM_API_BASE_URL=f"http://127.0.0.1:{closed_port()}/bot",
+        TELEGRAM_WAIT_SECONDS="0",
     )
     env.update(settings)
     return env
