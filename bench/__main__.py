@@ -2,13 +2,13 @@
 
 Runs every measurement (engines, actions with the floor, calls, resume, memory, the flood
 limits under pressure, storing updates in the inbox, Davay-ka! on chat panels and in its Mini
-App, and several bot processes on PostgreSQL), prints a table with the targets of issues #10,
-#17, #19, #27 and #29 beside the figures, and, last, one line ``SUMMARY {json}`` with every
-figure by key. ``--profile`` prints where a press's time goes instead (see
-:mod:`bench.press_profile`).
+App, every game on the Mini App's page beside the chat, and several bot processes on
+PostgreSQL), prints a table with the targets of issues #10, #17, #19, #27, #29 and #37 beside
+the figures, and, last, one line ``SUMMARY {json}`` with every figure by key. ``--profile``
+prints where a press's time goes instead (see :mod:`bench.press_profile`).
 
 ``--quick`` runs the quick measurements, shorter, in under a minute on a two-core machine: the
-long ones (the flood runs, the start-up's background redraw, the Mini App in real time, the
+long ones (the flood runs, the start-up's background redraw, the Mini Apps in real time, the
 processes on PostgreSQL) are left to ``--only NAME…`` (with ``--quick``: shorter) and to the
 full run, and said so in one line each.
 
@@ -37,6 +37,7 @@ from bench import (
     flood,
     inbox_store,
     memory,
+    pages,
     quick_play,
     resume,
 )
@@ -51,6 +52,7 @@ MEASUREMENTS = (
     "flood",
     "inbox",
     "davayka",
+    "app",
     "workers",
 )
 
@@ -158,6 +160,12 @@ def main(argv: Sequence[str] | None = None) -> int:
                     *quick_play.measure(folder / "davayka", quick),
                     *_left_out("davayka", "the Mini App's run in real time"),
                 ]
+            ),
+            # Every game on the Mini App's page beside the same games in chat (issue #37).
+            "app": lambda: (
+                pages.measure(folder / "app", quick)
+                if whole
+                else _left_out("app", "every game on the page (real time, then simulated play)")
             ),
             "workers": lambda: (
                 _workers(folder / "workers", quick)

@@ -77,10 +77,13 @@ class Deliveries:
         deliver = publisher._deliver
         loop = asyncio.get_running_loop()
 
-        async def recorded(slot: Slot, content: Content) -> None:
-            await deliver(slot, content)
+        async def recorded(slot: Slot, content: Content) -> bool:
+            # What ``_deliver`` says (whether it went out as a new message) is passed on:
+            # the publisher spends the move's ping on it.
+            sent = await deliver(slot, content)
             key = (slot.game_id, slot.seat)
             self.shown.setdefault(key, []).append((slot.version, loop.time()))
+            return sent
 
         publisher._deliver = recorded  # type: ignore[method-assign]
 

@@ -49,11 +49,13 @@ class Harness:
     app: App | None = None
     #: Seconds a move waits for its player before he is pinged (``None``: the bot's own).
     ping_after: float | None = None
-    #: Where Davay-ka!'s Mini App is served (``None``: not at all).
+    #: Where the Mini App is served (``None``: not at all).
     webapp_url: str | None = None
     #: The script that gives the Mini App's page ``Telegram.WebApp`` (Telegram's, or the
     #: sandbox's stand-in for a page in a test's browser).
     webapp_script: str = TELEGRAM_WEB_APP_SCRIPT
+    #: The Mini App's short name (``None``: no direct link on the groups' tables).
+    webapp_short_name: str | None = None
 
     async def start(self) -> App:
         """Start a bot process (as after a restart: nothing in memory but the database)."""
@@ -65,6 +67,7 @@ class Harness:
             computer_delay_seconds=1.0,
             webapp_url=self.webapp_url,
             webapp_script=self.webapp_script,
+            webapp_short_name=self.webapp_short_name,
             _env_file=None,  # type: ignore[call-arg]
         )
         app = build_application(
@@ -150,10 +153,16 @@ class Harness:
         )
 
     def panel_buttons(self, user: FakeUser) -> list[tuple[str, Any]]:
+        """The panel's buttons that press something (not the Mini App's, nor a link)."""
         panel = self.panel(user)
         if panel is None:
             return []
-        return [button for row in self.api.buttons(panel) for button in row]
+        return [
+            button
+            for row in self.api.buttons(panel)
+            for button in row
+            if button[1] and not str(button[1]).startswith(("http://", "https://"))
+        ]
 
 
 def sqlite_url(folder: Path) -> str:

@@ -9,6 +9,9 @@ import operator
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 
+#: The five games (as :data:`bench.world.KINDS`; not imported: this module stands alone).
+KINDS = ("advantage", "davayka", "progression", "rank", "trumps")
+
 
 @dataclass(frozen=True, slots=True)
 class Target:
@@ -46,6 +49,10 @@ TARGETS = {
     "davayka_app_mistaps": Target(0, at_most=True),
     "davayka_app_push_p99_ms": Target(50, at_most=True),
     "davayka_app_flood_429": Target(0, at_most=True),
+    # Issue #37: every game on the page (bench.pages), beside the same games in chat.
+    **{f"app_push_p99_ms_{key}": Target(50, at_most=True) for key in KINDS},
+    "app_calls_ratio": Target(0.5, at_most=True),
+    "games_at_ceiling_ratio": Target(1.5, at_most=False),
     "handlers_in_flight_max": Target(32, at_most=True),
     "others_answer_p99_s": Target(1, at_most=True),
     "others_next_panel_p99_s": Target(2, at_most=True),

@@ -137,16 +137,20 @@ class World:
             await self.app.start()
         return self.app
 
-    def build(self) -> App:
-        settings = Settings(
+    def settings(self, **more: Any) -> Settings:
+        """The bot's settings here (``more``: a world's own, e.g. its Mini App's)."""
+        return Settings(
             telegram_bot_token=SecretStr(self.api.token),
             database_url=self.database_url,
             turn_seconds=60,
             computer_delay_seconds=1.5,
             _env_file=None,  # type: ignore[call-arg]
+            **more,
         )
+
+    def build(self) -> App:
         return build_application(
-            settings,
+            self.settings(),
             request=FakeRequest(self.api),
             get_updates_request=FakeRequest(self.api),
             limits=self.limits or Limits.unlimited(),

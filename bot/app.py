@@ -27,7 +27,7 @@ from bot.services.outbox import OPENED, RESULT, OutboxService, PendingLetter
 from bot.services.people import PeopleService
 from bot.services.play import PlayService
 from bot.services.stats import StatsService
-from bot.services.types import ServiceError
+from bot.services.types import GameSnapshot, ServiceError
 from bot.services.waitlist import WaitlistService
 from bot.settings import Settings
 from bot.storage.database import Database
@@ -39,7 +39,7 @@ from bot.telegram.handlers.commands import JOIN, SEAT_CREATOR, seat_when_greeted
 from bot.telegram.handlers.waitlist import opened_draw
 from bot.telegram.inbox import InboxReader
 from bot.telegram.intake import Intake
-from bot.telegram.miniapp.server import GAME_KEY, MiniApp, SocketCaps
+from bot.telegram.miniapp.server import MiniApp, SocketCaps
 from bot.telegram.poller import POLL_SECONDS, DeadlinePoller
 from bot.telegram.rights import TelegramRights
 from bot.telegram.sender.budget import CallBudget, Limits
@@ -101,9 +101,11 @@ def miniapp_for(
     publisher: Publisher,
     reader: InboxReader,
     clock: Callable[[], float],
+    rights: TelegramRights,
 ) -> MiniApp:
-    """Davay-ka!'s Mini App: its presses go in through the inbox, every state published goes
-    to its pages at once, and its button onto the game's panels."""
+    """The Mini App: its presses go in through the inbox, every state published goes to its
+    pages at once, its button onto the games' panels — and, with the app's short name set,
+    a direct link onto the groups' tables, which the group's members open to watch."""
     assert settings.webapp_url is not None
     miniapp = MiniApp(
         settings.require_token(),
@@ -122,10 +124,26 @@ def miniapp_for(
         await reader.take([press], "app")
 
     miniapp.take = take
+    miniapp.member = rights.is_member
     publisher.watchers.append(miniapp.show)
-    publisher.app_url = lambda snapshot: (
-        miniapp.url(snapshot.game_id) if snapshot.game_key == GAME_KEY else None
-    )
+    publisher.app_url = lambda snapshot: miniapp.url(snapshot.game_id)
+    publisher.paging = miniapp.paging
+    miniapp.left = publisher.page_closed
+    short_name = settings.webapp_short_name
+    if short_name:
+        bot = reader.bot
+
+        def table_link(snapshot: GameSnapshot) -> str | None:
+            # The bot's username is known once it has logged in (getMe), before any table.
+            try:
+                username = bot.username
+            except RuntimeError:
+                return None
+            if not username:
+                return None
+            return f"https://t.me/{username}/{short_name}?startapp=g{snapshot.game_id}"
+
+        publisher.table_url = table_link
     if reader.inbox.shared:
         # Other processes may hold the pages' sockets: they hear of each state and answer.
         told: set[asyncio.Task[None]] = set()
@@ -282,7 +300,7 @@ def build_application(
     reader.attach(intake)
     application.bot_data["inbox"] = reader
     if settings.webapp_url:
-        room.miniapp = miniapp_for(settings, play, publisher, reader, clock)
+        room.miniapp = miniapp_for(settings, play, publisher, reader, clock, rights)
     publisher.on_chat_moved = room.move_chat
     publisher.on_unreachable = room.seat_unreachable
     publisher.on_shown = play.mark_shown

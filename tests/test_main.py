@@ -9,7 +9,6 @@ import contextlib
 import logging
 import signal
 import socket
-import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,7 +21,8 @@ from bot.__main__ import log_in, main
 from bot.sandbox.bot_api import FakeBotApi
 from bot.sandbox.server import FakeBotApiServer
 from tests.e2e.test_start_up import closed_port, last_word, start_up
-from tests.e2e.test_supervised_start import environment as bot_environment
+from tests.e2e.test_supervised_start import bot_process, lines_until, stopped_by_sigterm
+from tests.test_startup import Clock
 
 TOKEN = "123456789:AAFakeTokenForCardroomTests-0123456789"
 
@@ -142,21 +142,6 @@ def test_the_version_is_the_one_pyproject_gives(
 # -- Telegram not reachable yet: waited for, up to TELEGRAM_WAIT_SECONDS ---------------------
 
 
-class Clock:
-    """A clock that moves only when slept on: the pauses, without waiting for them."""
-
-    def __init__(self) -> None:
-        self.now = 0.0
-        self.pauses: list[float] = []
-
-    def __call__(self) -> float:
-        return self.now
-
-    def sleep(self, seconds: float) -> None:
-        self.pauses.append(seconds)
-        self.now += seconds
-
-
 class Bot:
     """A bot whose log-in (``getMe``) meets ``faults`` one after the other, then succeeds."""
 
@@ -254,48 +239,26 @@ def test_a_refused_token_an_answer_or_no_wait_is_one_try(
         asyncio.get_event_loop_policy().get_event_loop()
 
 
-async def lines_until(stream: asyncio.StreamReader, wanted: str, said: list[str]) -> str:
-    """Read ``stream`` line by line into ``said`` until a line holds ``wanted``; that line."""
-    while True:
-        line = (await asyncio.wait_for(stream.readline(), 30)).decode()
-        assert line, f"the bot ended before it said {wanted!r}: {''.join(said)}"
-        said.append(line)
-        if wanted in line:
-            return line
-
-
 async def test_telegram_that_comes_up_during_the_wait_is_waited_for_then_the_bot_runs(
     tmp_path: Path,
 ) -> None:
     api = FakeBotApi(flood_limits=False)
     port = closed_port()
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        cwd=tmp_path,
-        env=bot_environment(
-            tmp_path,
-            TELEGRAM_BOT_TOKEN=api.token,
-            TELEGRAM_API_BASE_URL=f"http://127.0.0.1:{port}/bot",
-            TELEGRAM_WAIT_SECONDS="30",
-            DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'cardroom.db'}",
-        ),
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert process.stderr is not None
     said: list[str] = []
-    try:
+    async with bot_process(
+        tmp_path,
+        TELEGRAM_BOT_TOKEN=api.token,
+        TELEGRAM_API_BASE_URL=f"http://127.0.0.1:{port}/bot",
+        TELEGRAM_WAIT_SECONDS="30",
+        DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'cardroom.db'}",
+    ) as process:
+        assert process.stderr is not None
         first = await lines_until(process.stderr, "trying again in", said)
         second = await lines_until(process.stderr, "trying again in", said)
         async with FakeBotApiServer(api, port=port):
             await lines_until(process.stderr, "This process leads", said)
             process.send_signal(signal.SIGTERM)
             rest = (await asyncio.wait_for(process.stderr.read(), 20)).decode()
-            await process.wait()
-    finally:
-        if process.returncode is None:
-            process.kill()
             await process.wait()
     assert " WARNING bot.startup: Could not reach the Bot API at TELEGRAM_API_BASE_URL " in first
     assert first.rstrip().endswith("; trying again in 0.5 s"), first
@@ -336,34 +299,15 @@ async def test_telegram_not_reachable_within_the_wait_is_one_line_and_status_3(
 async def test_sigterm_while_waiting_for_telegram_stops_at_once_with_status_0(
     tmp_path: Path,
 ) -> None:
-    process = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        cwd=tmp_path,
-        env=bot_environment(
-            tmp_path,
-            TELEGRAM_WAIT_SECONDS="600",
-            DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'cardroom.db'}",
-        ),
-        stderr=asyncio.subprocess.PIPE,
-    )
-    assert process.stderr is not None
-    said: list[str] = []
-    try:
+    async with bot_process(
+        tmp_path,
+        TELEGRAM_WAIT_SECONDS="600",
+        DATABASE_URL=f"sqlite+aiosqlite:///{tmp_path / 'cardroom.db'}",
+    ) as process:
+        assert process.stderr is not None
+        said: list[str] = []
         await lines_until(process.stderr, "trying again in", said)
-        process.send_signal(signal.SIGTERM)
-        started = time.monotonic()
-        rest = (await asyncio.wait_for(process.stderr.read(), 10)).decode()
-        await process.wait()
-    finally:
-        if process.returncode is None:
-            process.kill()
-            await process.wait()
-    assert time.monotonic() - started < 3
-    assert process.returncode == 0, "".join(said) + rest
-    assert "Stopped while starting (SIGTERM)" in rest
-    assert "Traceback" not in rest and " ERROR " not in rest, rest
+        await stopped_by_sigterm(process, said)
 
 
 # -- a port another process holds: it may pass, exit status 3 ---------------------------------

@@ -219,7 +219,7 @@ def test_the_wheel_holds_every_file_of_the_source(installed: Installed) -> None:
     with zipfile.ZipFile(installed.wheel) as wheel:
         shipped = set(wheel.namelist())
     expected = set().union(*(source_files(package) for package in PACKAGES))
-    assert "bot/telegram/miniapp/static/davayka.html" in expected  # the walk finds them
+    assert "bot/telegram/miniapp/static/table.html" in expected  # the walk finds them
     assert sorted(expected - shipped) == []
 
 
@@ -260,12 +260,13 @@ async def test_the_installed_bot_migrates_and_serves_its_pages_from_an_empty_fol
         running(installed.python, empty, clean_env(), "--sandbox", "--port", "0") as sandbox,
     ):
         # The Mini App, on the webhook's port: the page and every file it loads.
-        page = await first_answer(client, f"http://127.0.0.1:{port}/app/davayka?game=1", bot)
+        page = await first_answer(client, f"http://127.0.0.1:{port}/app/table?game=1", bot)
         assert page.status_code == 200, page.text
         assert "<html" in page.text
         loaded = set(re.findall(r"""(?:src|href)="/app/static/([^"?#]+)""", page.text))
         assert loaded, "the page loads its scripts and styles from /app/static/"
-        for name in sorted(loaded | {p.name for p in static.iterdir()}):
+        shipped = {str(p.relative_to(static)) for p in static.rglob("*") if p.is_file()}
+        for name in sorted(loaded | shipped):
             answer = await client.get(f"http://127.0.0.1:{port}/app/static/{name}")
             assert answer.status_code == 200, name
             assert answer.content == (static / name).read_bytes(), name

@@ -96,7 +96,7 @@ class Callbacks(Messages):
             "id": callback.id,
             "from": user.to_dict(),
             "message": self._message_dict(message),
-            "chat_instance": str(abs(message.chat_id) * 7 + 1_234_567),
+            "chat_instance": message.chat.instance,
             "data": data,
         }
         await self._enqueue("callback_query", {"callback_query": payload})

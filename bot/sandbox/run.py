@@ -6,9 +6,10 @@ serves the page of :mod:`bot.sandbox.web`) on a loopback port, and the bot as
 like any local Bot API server. The bot's own web server listens on another free loopback port
 (``WEBHOOK_PORT``, its public port), where it serves its Mini App (``WEBAPP_URL``) with the
 stand-in for Telegram's WebApp script; the page opens it beside the chat
-(:mod:`bot.sandbox.webapp`). The
-caller has migrated the database already. Ctrl-C (SIGINT) or SIGTERM stops the bot, then the
-server, and returns.
+(:mod:`bot.sandbox.webapp`) from a player's ``web_app`` button and, since the bot runs with the
+app's short name (``WEBAPP_SHORT_NAME``, as if made with @BotFather's ``/newapp``), from the
+direct link on a group's table too. The caller has migrated the database already. Ctrl-C
+(SIGINT) or SIGTERM stops the bot, then the server, and returns.
 """
 
 from __future__ import annotations
@@ -31,9 +32,10 @@ from bot.storage.leadership import AnotherProcess, Leadership
 
 from .server import FakeBotApiServer
 from .web import page_routes
+from .webapp import DirectLinkApp
 from .world import SANDBOX_TOKEN, SandboxWorld
 
-__all__ = ["SANDBOX_DATABASE_URL", "run_sandbox", "sandbox_settings"]
+__all__ = ["APP_PATH", "SANDBOX_DATABASE_URL", "SHORT_NAME", "run_sandbox", "sandbox_settings"]
 
 logger = logging.getLogger(__name__)
 
@@ -44,6 +46,12 @@ HOST: Final = "127.0.0.1"
 WEB_APP_SCRIPT_PATH: Final = "/app/static/web-app-stand-in.js"
 """Where the bot's web server serves the stand-in for Telegram's WebApp script (the real one
 works only inside Telegram)."""
+SHORT_NAME: Final = "table"
+"""The Mini App's short name in the sandbox, unless the settings give one: its direct link is
+``t.me/<the sandbox bot>/table``, which the page follows to the app."""
+APP_PATH: Final = "/app/table"
+"""The page a direct link opens on the bot's web server: the URL given to BotFather's
+``/newapp`` is ``WEBAPP_URL`` and this (docs/operating.md)."""
 
 
 def sandbox_settings(settings: Settings, base_url: str, web_port: int) -> Settings:
@@ -63,8 +71,18 @@ def sandbox_settings(settings: Settings, base_url: str, web_port: int) -> Settin
             "health_port": 0,
             "webapp_url": web_url,
             "webapp_script": web_url + WEB_APP_SCRIPT_PATH,
+            # Group tables carry the direct link, which the page opens as Telegram would.
+            "webapp_short_name": settings.webapp_short_name or SHORT_NAME,
         }
     )
+
+
+def direct_link_app(settings: Settings) -> DirectLinkApp | None:
+    """The app the bot's direct links open, as ``settings`` (:func:`sandbox_settings`'s)
+    have it: what BotFather would have been told."""
+    if not settings.webapp_url or not settings.webapp_short_name:
+        return None
+    return DirectLinkApp(settings.webapp_short_name, settings.webapp_url + APP_PATH)
 
 
 def free_port() -> int:
@@ -119,6 +137,7 @@ async def _serve(
         )
         return 1
     bot_settings = sandbox_settings(settings, base_url, free_port())
+    world.app = direct_link_app(bot_settings)
     # The bot as in production, polling the emulator: updates go through the inbox.
     process = Process(build_application(bot_settings), bot_settings, leadership)
     process.stopping = stop

@@ -6,15 +6,18 @@ Routes:
 * ``GET /sandbox/api/state?since=<revision>`` - everything the page draws, as JSON
   (:meth:`SandboxWorld.state`); with ``since`` it waits (up to ~25 s) until the world has
   changed, so the page sees edits as they happen without polling hard.
-* ``POST /sandbox/api/users`` ``{"name", "language", "started"}`` - add a user.
+* ``POST /sandbox/api/users`` ``{"name", "language", "started", "member"}`` - add a user (a
+  member of the group unless ``member`` is false).
 * ``POST /sandbox/api/send`` ``{"user_id", "chat_id", "text"}`` - a user writes in a chat.
 * ``POST /sandbox/api/press`` ``{"user_id", "chat_id", "message_id", "data"}`` - a user
   presses a callback button; answers with the bot's callback answer.
 * ``POST /sandbox/api/open`` ``{"user_id", "url"}`` - a user follows a deep link.
-* ``POST /sandbox/api/webapp`` ``{"user_id", "url"}`` - a user opens a Mini App from a
-  ``web_app`` button the bot sent to his private chat: answers ``{"url"}``, the button's URL
-  with the launch parameters Telegram would add, ``initData`` signed for him with the bot's
-  token (:mod:`bot.sandbox.webapp`). The page shows it in an ``<iframe>`` beside the chat.
+* ``POST /sandbox/api/webapp`` ``{"user_id", "url", "chat_id"}`` - a user opens a Mini App
+  from a ``web_app`` button the bot sent to his private chat, or by the direct link of the
+  bot's app (``https://t.me/<bot>/<short name>?startapp=…``, on a URL button in chat
+  ``chat_id``): answers ``{"url"}``, the app's URL with the launch parameters Telegram would
+  add, ``initData`` signed for him with the bot's token, ``start_param`` and all
+  (:meth:`SandboxWorld.open_app`). The page shows it in an ``<iframe>`` beside the chat.
 * ``GET /sandbox/api/files/<file_unique_id>`` - a photo the bot sent (a PNG, JPEG or GIF by
   its bytes, served as such and nothing else), for the page's ``<img>``.
 
@@ -30,14 +33,12 @@ from __future__ import annotations
 
 import json
 import logging
-import time
 from pathlib import Path
 from typing import Any, Final
 
 from tornado.web import HTTPError, RequestHandler, StaticFileHandler
 
 from .server import Route, request_refusal
-from .webapp import launch_url, sign_init_data, web_app_buttons
 from .world import FILE_ROUTE, SandboxError, SandboxWorld
 
 __all__ = ["PAGE_HEADER", "STATIC_DIR", "page_routes"]
@@ -181,6 +182,7 @@ class _UsersHandler(_ApiHandler):
                 _text(data, "name"),
                 language if isinstance(language, str) else None,
                 started=bool(data.get("started", False)),
+                member=bool(data.get("member", True)),
             )
         except SandboxError as error:
             self.reply({"error": str(error)}, 400)
@@ -239,20 +241,13 @@ class _WebAppHandler(_ApiHandler):
 
     def post(self) -> None:
         data = self.body()
-        url = _text(data, "url")
+        chat_id = None if data.get("chat_id") is None else _integer(data, "chat_id")
         try:
-            user = self.world.user(_integer(data, "user_id"))
+            url = self.world.open_app(_integer(data, "user_id"), _text(data, "url"), chat_id)
         except SandboxError as error:
             self.reply({"error": str(error)}, 400)
             return
-        # As in a Telegram client: a user opens only the apps of buttons he is shown.
-        if url not in {button.url for button in web_app_buttons(self.world.api, user)}:
-            self.reply(
-                {"error": f"The bot sent {user.full_name} no button that opens {url}."}, 400
-            )
-            return
-        init_data = sign_init_data(self.world.api.token, user, auth_date=int(time.time()))
-        self.reply({"url": launch_url(url, init_data)})
+        self.reply({"url": url})
 
 
 class _FileHandler(_LocalHandler):

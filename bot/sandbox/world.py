@@ -3,8 +3,9 @@
 :class:`SandboxWorld` wraps a :class:`~bot.sandbox.bot_api.FakeBotApi` for a person instead
 of a test: it answers the chat page's questions (:meth:`SandboxWorld.state`, everything a
 Telegram client would show, as JSON) and carries out what the person does as one of the
-simulated users (send a message, press a button, follow a deep link, add a user). The bot on
-the other side is the real one, talking to the emulator over HTTP; nothing here knows it.
+simulated users (send a message, press a button, follow a deep link, open a Mini App, add a
+user). The bot on the other side is the real one, talking to the emulator over HTTP; nothing
+here knows it.
 
 The emulator, the bot and the page's requests share one event loop, so the state is cheap to
 give: each message is turned into JSON once per version (:meth:`SandboxWorld.state_json`) —
@@ -24,6 +25,14 @@ from typing import Any, Final
 
 from .bot_api import FakeBotApi
 from .models import FakeChat, FakeFile, FakeMessage, FakeUser
+from .webapp import (
+    DirectLinkApp,
+    direct_link_start,
+    launch_url,
+    sign_init_data,
+    sign_link_init_data,
+    web_app_buttons,
+)
 
 __all__ = [
     "FILE_ROUTE",
@@ -95,6 +104,8 @@ class SandboxWorld:
         languages: language codes the page suggests for new users (the bot's, first).
         users: the users to begin with, as (name, language); they have started the bot,
             so they get direct messages at once. The first one created the group.
+        app: the bot's Mini App as made with @BotFather's ``/newapp``, which its direct
+            link (``t.me/<bot>/<short name>``) opens; ``None``: it has none.
     """
 
     def __init__(
@@ -104,9 +115,11 @@ class SandboxWorld:
         group_title: str = "Card club",
         languages: Sequence[str] = ("en",),
         users: Iterable[tuple[str, str]] = DEFAULT_USERS,
+        app: DirectLinkApp | None = None,
     ) -> None:
         self.api = api
         self.languages = list(languages)
+        self.app = app
         self.group = api.add_group(group_title)
         #: Each shown message's JSON, as of its version: (chat, message) -> (version, JSON).
         self._drawn: dict[tuple[int, int], tuple[tuple[object, ...], str]] = {}
@@ -129,8 +142,12 @@ class SandboxWorld:
 
     # -- what the person does ---------------------------------------------------------------
 
-    def add_user(self, name: str, language: str | None, *, started: bool = False) -> FakeUser:
-        """A new member of the group; ``started`` if he has already opened the bot's DM."""
+    def add_user(
+        self, name: str, language: str | None, *, started: bool = False, member: bool = True
+    ) -> FakeUser:
+        """A new user, a member of the group unless ``member`` is false (someone outside it,
+        who may follow a link to its table but may not watch); ``started`` if he has already
+        opened the bot's DM."""
         name = " ".join(name.split())
         if not name:
             raise SandboxError("A user needs a name.")
@@ -142,6 +159,8 @@ class SandboxWorld:
         if code is not None and not _LANGUAGE_CODE.match(code):
             raise SandboxError(f"{language!r} is not a language code such as en or pt-br.")
         user = self.api.add_user(name, language_code=code, started=started)
+        if not member:
+            return user
         self.api.join_group(user, self.group)
         if self.group.creator_id is None:
             self.group.creator_id = user.id
@@ -200,6 +219,29 @@ class SandboxWorld:
             return await self.api.open_link(user, url)
         except ValueError:
             raise SandboxError(f"{url} is not a link to @{self.api.bot.username}.") from None
+
+    def open_app(self, user_id: int, url: str, chat_id: int | None = None) -> str:
+        """Where the user's Mini App opens, its launch parameters signed for him as Telegram
+        signs them: the URL of a ``web_app`` button the bot sent to his private chat (only
+        there, as in a Telegram client, where nobody presses another's), or the bot's app
+        by its direct link, followed in ``chat_id`` (a plain link anyone may follow: the bot
+        judges who may see what)."""
+        user = self.user(user_id)
+        now = int(time.time())
+        start = (
+            None
+            if self.app is None
+            else direct_link_start(url, self.api.bot.username or "", self.app)
+        )
+        if self.app is not None and start is not None:
+            chat = None if chat_id is None else self._chat_of(user, chat_id)
+            init_data = sign_link_init_data(
+                self.api.token, user, auth_date=now, start_param=start or None, chat=chat
+            )
+            return launch_url(self.app.url, init_data, start_param=start or None)
+        if url not in {button.url for button in web_app_buttons(self.api, user)}:
+            raise SandboxError(f"The bot sent {user.full_name} no button that opens {url}.")
+        return launch_url(url, sign_init_data(self.api.token, user, auth_date=now))
 
     # -- what the page shows ----------------------------------------------------------------
 
@@ -272,6 +314,7 @@ class SandboxWorld:
             "language": user.language_code,
             "started": user.started,
             "blocked": user.blocked,
+            "member": user.id in self.group.member_ids,
             "commands": {
                 "private": self._commands("all_private_chats", user.language_code),
                 "group": self._commands("all_group_chats", user.language_code),
@@ -295,6 +338,8 @@ class SandboxWorld:
         return {
             "revision": self.revision,
             "bot": {"id": bot.id, "name": bot.full_name, "username": bot.username},
+            # The direct link's app, which the page opens for a URL button to it.
+            "app": None if self.app is None else {"short_name": self.app.short_name},
             "group_id": self.group.id,
             "languages": self.languages,
             "users": [self._user_dict(user) for user in users],

@@ -182,11 +182,15 @@ class Database:
         try:
             if durable:
                 # Per connection and outside any transaction: the one connection is this
-                # turn's, so only this transaction's commit pays for the flush.
+                # turn's, so only this transaction's commit pays for the flush — on a worker
+                # thread, so that the loop is not held while the disk flushes.
                 (await self._sqlite()).execute(f"PRAGMA synchronous={self.durable_synchronous}")
+                if self._inline is not None:
+                    self._inline.flush_aside = True
             yield
         finally:
             if durable and self._inline is not None and not self._inline.closed:
+                self._inline.flush_aside = False
                 self._inline.sqlite.execute(f"PRAGMA synchronous={SQLITE_SYNCHRONOUS}")
             self._turns.release()
 

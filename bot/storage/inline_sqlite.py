@@ -15,10 +15,17 @@ once, on the event loop's thread. The price, and why it is worth it here:
 * a lock held by *another process* would hold the loop up to ``busy_timeout``. SQLite serves
   one bot process (its one connection queues the writers of that process); several processes
   share PostgreSQL, whose driver is asynchronous anyway.
+
+One call is the exception: a durable commit (``flush_aside``, the inbox's, flushed to the
+disk) waits for the disk, a millisecond usually but tens of milliseconds on a busy one, so it
+runs on a worker thread while the loop serves the pages and presses meanwhile. Nothing else
+touches the connection then: every use of it waits for its turn, which the committing
+transaction holds (:meth:`bot.storage.database.Database.transaction`).
 """
 
 from __future__ import annotations
 
+import asyncio
 import sqlite3
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
@@ -106,6 +113,8 @@ class InlineConnection:
 
     def __init__(self, connection: sqlite3.Connection) -> None:
         self._conn: sqlite3.Connection | None = connection
+        #: Commit on a worker thread (a durable transaction's commit waits for the disk).
+        self.flush_aside = False
 
     @property
     def _connection(self) -> sqlite3.Connection | None:
@@ -137,7 +146,10 @@ class InlineConnection:
         self._open().create_function(*args, **kwargs)
 
     async def commit(self) -> None:
-        self._open().commit()
+        if self.flush_aside:
+            await asyncio.to_thread(self._open().commit)
+        else:
+            self._open().commit()
 
     async def rollback(self) -> None:
         self._open().rollback()

@@ -39,13 +39,27 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def signed(token: str, user: FakeUser, *, age: float = 0.0, **changes: str) -> str:
-    """``initData`` as Telegram signs it for ``user``."""
+def signed(
+    token: str,
+    user: FakeUser,
+    *,
+    age: float = 0.0,
+    start_param: str | None = None,
+    language: str | None = None,
+    **changes: str,
+) -> str:
+    """``initData`` as Telegram signs it for ``user`` (``start_param``: opened by a direct
+    link's ``startapp``; ``changes``: fields changed after signing, as a forger would)."""
+    person: dict[str, Any] = {"id": user.id, "first_name": user.first_name}
+    if language is not None:
+        person["language_code"] = language
     fields = {
         "query_id": "AAHdF6IQAAAAAN0XohDhrOrc",
-        "user": json.dumps({"id": user.id, "first_name": user.first_name}),
+        "user": json.dumps(person),
         "auth_date": str(int(time.time() - age)),
     }
+    if start_param is not None:
+        fields["start_param"] = start_param
     check = "\n".join(f"{k}={v}" for k, v in sorted(fields.items()))
     fields["hash"] = hmac.new(secret_key(token), check.encode(), hashlib.sha256).hexdigest()
     fields.update(changes)
@@ -93,9 +107,12 @@ class Page:
 
 
 @asynccontextmanager
-async def serving(tmp_path: Path, *, stand_in: bool = False) -> AsyncIterator[tuple[Harness, str]]:
+async def serving(
+    tmp_path: Path, *, stand_in: bool = False, short_name: str | None = "table"
+) -> AsyncIterator[tuple[Harness, str]]:
     """The bot with its Mini App on a loopback port (``stand_in``: the page uses the
-    sandbox's stand-in for Telegram's script, for a browser with no Telegram around it)."""
+    sandbox's stand-in for Telegram's script, for a browser with no Telegram around it;
+    ``short_name``: the app's, for the groups' direct links)."""
     port = free_port()
     base = f"http://127.0.0.1:{port}"
     script = f"{base}/app/static/web-app-stand-in.js" if stand_in else TELEGRAM_WEB_APP_SCRIPT
@@ -104,6 +121,7 @@ async def serving(tmp_path: Path, *, stand_in: bool = False) -> AsyncIterator[tu
         sqlite_url(tmp_path),
         webapp_url=base,
         webapp_script=script,
+        webapp_short_name=short_name,
     )
     app = await harness.start()
     miniapp = app.bot_data["cardroom"].miniapp
@@ -155,7 +173,7 @@ async def test_two_pages_see_each_press_at_once_and_the_panel_offers_the_app(
     panel = [m for m in h.api.bot_messages(anna) if m.reply_markup][-1]
     buttons = [b for row in panel.reply_markup["inline_keyboard"] for b in row]
     assert any(
-        b.get("web_app", {}).get("url") == f"{base}/app/davayka?game={game_id}" for b in buttons
+        b.get("web_app", {}).get("url") == f"{base}/app/table?game={game_id}" for b in buttons
     )
 
     pages = [await hello(h, base, anna, game_id), await hello(h, base, boris, game_id)]
@@ -284,8 +302,8 @@ async def test_the_page_is_served_with_telegrams_script_and_a_strict_policy(
 ) -> None:
     _, base = served
     async with httpx.AsyncClient() as client:
-        page = await client.get(f"{base}/app/davayka?game=1")
-        script = await client.get(f"{base}/app/static/davayka.js")
+        page = await client.get(f"{base}/app/table?game=1")
+        script = await client.get(f"{base}/app/static/shell.js")
     assert page.status_code == 200 and script.status_code == 200
     assert '<script src="https://telegram.org/js/telegram-web-app.js">' in page.text
     policy = page.headers["Content-Security-Policy"]

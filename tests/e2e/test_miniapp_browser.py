@@ -14,72 +14,49 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
+from dataclasses import replace
 from itertools import cycle
-from pathlib import Path
 from typing import Any
-from urllib.parse import quote
-
-import pytest
 
 from bot.games.davayka import make_state
 from bot.games.davayka.state import DavaykaState
-from bot.services.types import GameSnapshot
-from tests.browser import PHONE, assert_none_overlaps, chromium, expect, playwright_api
+from tests.browser import (
+    Player,
+    browser_fixture,  # noqa: F401  (the fixture)
+    controls,
+    controls_fit,
+    expect,
+    open_page,
+    playwright_api,
+    seat_page,
+)
 from tests.e2e.harness import Harness
 from tests.e2e.test_davayka_game import cards, game_state
-from tests.e2e.test_miniapp import a_game, serving, signed
-from tests.fakes import FakeUser
+from tests.e2e.test_miniapp import a_game, signed
+from tests.miniapp.pages import (
+    page_url,
+    served_fixture,  # noqa: F401  (the fixture)
+    write_state,
+)
 
-WIDTH, HEIGHT = PHONE["viewport"]["width"], PHONE["viewport"]["height"]
 #: How soon a card one player taps must be seen landing on the other's page.
 BLINK_SECONDS = 1.0
 
 FORGED = "Telegram did not sign this page: open it from the bot's button."
 STALE = "This page is over an hour old: open it again from the bot's button."
 NOT_SEATED = "You are not playing in this game."
+#: Davay-ka!'s two calls, as the page draws them (only while each is to be pressed).
+READY, FLIP = "#actions .dk-ready", "#actions .dk-flip"
 
 
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async with chromium() as launched:
-        yield launched
+def pile(player: Player, index: int) -> Any:
+    return player.page.locator(f"#hand .dk-pile[data-pile='{index}']")
 
 
-@pytest.fixture
-async def served(tmp_path: Path) -> AsyncIterator[tuple[Harness, str]]:
-    """The bot with its Mini App on a loopback port, the page using the stand-in script."""
-    async with serving(tmp_path, stand_in=True) as running:
-        yield running
-
-
-def page_url(base: str, game_id: int, init_data: str) -> str:
-    """The address Telegram opens: the launch parameters in the fragment, ``initData``
-    encoded once more inside it."""
-    return (
-        f"{base}/app/davayka?game={game_id}"
-        f"#tgWebAppData={quote(init_data, safe='')}&tgWebAppVersion=8.0&tgWebAppPlatform=web"
-    )
-
-
-@dataclass
-class Player:
-    """One person's page, in a browser context of its own, and the script errors it made."""
-
-    name: str
-    page: Any
-    errors: list[str] = field(default_factory=list)
-    #: Seconds from each of this player's accepted taps to the other's page showing it.
-    seen_within: list[float] = field(default_factory=list)
-
-    def pile(self, index: int) -> Any:
-        return self.page.locator(f"#me .pile[data-pile='{index}']")
-
-    async def picture(self) -> dict[str, Any]:
-        """What the page shows now (see ``PICTURE``)."""
-        shown: dict[str, Any] = await self.page.evaluate(PICTURE)
-        return shown
+async def picture(player: Player) -> dict[str, Any]:
+    """What the page shows now (see ``PICTURE``)."""
+    shown: dict[str, Any] = await player.page.evaluate(PICTURE)
+    return shown
 
 
 #: The table as drawn: the phase, the centre piles' top cards, both rows' top cards, the
@@ -88,59 +65,24 @@ PICTURE = """() => {
     const tops = (selector) => [...document.querySelectorAll(selector)]
         .map(e => e.dataset.top || '');
     return {
-        phase: document.querySelector('#table').dataset.phase || '',
-        centres: tops('.centre-pile'),
-        me: tops('#me .pile'),
-        them: tops('#them .pile'),
-        fits: [...document.querySelectorAll('#me .pile.fits')].map(p => Number(p.dataset.pile)),
-        ready: !document.querySelector('#ready').hidden,
-        flip: !document.querySelector('#flip').hidden,
-        result: document.querySelector('#status').dataset.result || null,
+        phase: (document.querySelector('.dk-table') || {dataset: {}}).dataset.phase || '',
+        centres: tops('.dk-centre-pile'),
+        me: tops('#hand .dk-pile'),
+        them: tops('.dk-them .dk-pile'),
+        fits: [...document.querySelectorAll('#hand .dk-pile.fits')]
+            .map(p => Number(p.dataset.pile)),
+        ready: Boolean(document.querySelector('#actions .dk-ready')),
+        flip: Boolean(document.querySelector('#actions .dk-flip')),
+        result: document.querySelector('#result').hidden ? null
+            : document.querySelector('#result').dataset.result || null,
     };
 }"""
 
 
-async def open_page(
-    browser: Any, url: str, name: str, options: dict[str, Any] | None = None
-) -> Player:
-    context = await browser.new_context(**(options or PHONE))
-    page = await context.new_page()
-    player = Player(name, page)
-    page.on("pageerror", lambda error: player.errors.append(str(error)))
-    page.on(
-        "console",
-        lambda message: player.errors.append(message.text) if message.type == "error" else None,
-    )
-    await page.goto(url)
-    return player
-
-
-async def seat_page(
-    h: Harness, base: str, browser: Any, user: FakeUser, game_id: int, **signing: Any
-) -> Player:
-    url = page_url(base, game_id, signed(h.api.token, user, **signing))
-    return await open_page(browser, url, user.first_name)
-
-
 async def live(player: Player) -> None:
     """Until the page has drawn the bot's first view."""
-    await expect(player.page.locator("#table")).to_have_attribute("data-state", "live")
-    await expect(player.page.locator("#me .pile")).to_have_count(4)
-
-
-async def write_state(h: Harness, game_id: int, state: DavaykaState) -> GameSnapshot:
-    """Replace the game's state by ``state`` (as a step of its own) and publish it, as the
-    bot does after a press: the pages open on the game see it at once."""
-    assert h.app is not None
-    room = h.app.bot_data["cardroom"]
-    play = room.play
-    async with play.locks.hold(game_id), play.db.transaction() as session:
-        game = await play.store.load(session, game_id)
-        snapshot: GameSnapshot = await play.store.commit_step(
-            game, state, (), seat=None, source="rigged", action=None, now=h.clock()
-        )
-    room.publisher.publish(snapshot)
-    return snapshot
+    await expect(player.page.locator("#app")).to_have_attribute("data-state", "live")
+    await expect(player.page.locator("#hand .dk-pile")).to_have_count(4)
 
 
 def short_game(now: float) -> DavaykaState:
@@ -164,6 +106,24 @@ def short_game(now: float) -> DavaykaState:
     )
 
 
+def stall_with_every_height(now: float) -> DavaykaState:
+    """A stall in round 12 with piles of every height: «Давай-ка!» and its seconds."""
+    return make_state(
+        rows=[
+            [cards("2c 3c 4c Kh"), cards("5c 6c Kd"), cards("7c Ks"), cards("Kc")],
+            [cards("2d 3d 4d Qh"), cards("5d 6d Qd"), cards("7d Qs"), cards("Qc")],
+        ],
+        stocks=[cards("8c 9c Tc"), cards("8d 9d Td")],
+        centres=[cards("2s 3s 4s 5s 6s 7s 8s 9s Ts Js Th"), cards("Ah 2h 3h 4h 5h")],
+        phase="stall",
+        round_no=12,
+        rounds_won=(5, 6),
+        opened=now + 60,  # the window stays open while the page is measured
+        idle_since=(now, now),
+        last_press=(now, now),
+    )
+
+
 async def unhurried(h: Harness, game_id: int) -> DavaykaState:
     """The game as dealt, but with a countdown of a minute: nothing happens by the clock
     while a test looks (the players' forfeit clocks run two minutes)."""
@@ -178,7 +138,7 @@ async def synced(one: Player, other: Player) -> None:
     """Until both pages draw the same table (each from his own side)."""
     deadline = time.monotonic() + 5
     while True:
-        a, b = await one.picture(), await other.picture()
+        a, b = await picture(one), await picture(other)
         same = (a["phase"], a["centres"], a["me"], a["them"]) == (
             b["phase"],
             b["centres"],
@@ -192,23 +152,23 @@ async def synced(one: Player, other: Player) -> None:
         await asyncio.sleep(0.02)
 
 
-async def tap_a_fitting_pile(player: Player, other: Player, pile: int) -> None:
+async def tap_a_fitting_pile(player: Player, other: Player, index: int) -> float:
     """Tap the pile (and, when its card fits both centre piles, the left one) and wait
-    until the other player's page shows the card landed."""
-    before = (await other.picture())["centres"]
+    until the other player's page shows the card landed: the seconds that took."""
+    before = (await picture(other))["centres"]
     started = time.monotonic()
-    await player.pile(pile).tap()
-    targets = player.page.locator(".centre-pile.target")
+    await pile(player, index).tap()
+    targets = player.page.locator(".dk-centre-pile.target")
     if await targets.count():
         await targets.first.tap()  # aiming: the card fits both piles, the page asks which
     await other.page.wait_for_function(
-        """(before) => [...document.querySelectorAll('.centre-pile')]
+        """(before) => [...document.querySelectorAll('.dk-centre-pile')]
             .some((pile, i) => (pile.dataset.top || '') !== before[i])""",
         arg=before,
         polling=5,
         timeout=5000,
     )
-    player.seen_within.append(time.monotonic() - started)
+    return time.monotonic() - started
 
 
 async def press(player: Player, button: str) -> bool:
@@ -238,43 +198,46 @@ async def test_two_pages_play_a_whole_game_against_each_other(
         await seat_page(h, base, browser, anna, game_id),
         await seat_page(h, base, browser, boris, game_id),
     ]
+    #: Seconds from each player's accepted taps to the other's page showing it.
+    seen_within: dict[str, list[float]] = {player.name: [] for player in players}
     for player in players:
         await live(player)
-        await expect(player.page.locator("#ready")).to_be_visible()
+        await expect(player.page.locator(READY)).to_be_visible()
 
     # Each in turn does what his page offers: Ready, «Давай-ка!», or a pile it marks as
     # fitting; a player whose page offers nothing lets the other go on.
     turns = cycle([(players[0], players[1]), (players[1], players[0])])
-    pressed = {"#ready": 0, "#flip": 0}
+    pressed = {READY: 0, FLIP: 0}
     for _ in range(40):
-        shown = [await p.picture() for p in players]
+        shown = [await picture(p) for p in players]
         if all(s["result"] for s in shown):
             break
         player, other = next(turns)
         await synced(player, other)
-        mine = await player.picture()
+        mine = await picture(player)
         if mine["ready"]:
-            pressed["#ready"] += await press(player, "#ready")
+            pressed[READY] += await press(player, READY)
         elif mine["flip"]:
-            pressed["#flip"] += await press(player, "#flip")
+            pressed[FLIP] += await press(player, FLIP)
         elif mine["fits"]:
-            await tap_a_fitting_pile(player, other, mine["fits"][0])
+            seen = await tap_a_fitting_pile(player, other, mine["fits"][0])
+            seen_within[player.name].append(seen)
     else:
-        raise AssertionError(f"the game did not end: {[await p.picture() for p in players]}")
+        raise AssertionError(f"the game did not end: {[await picture(p) for p in players]}")
 
-    results = {p.name: p.page.locator("#status") for p in players}
+    results = {p.name: p.page.locator("#result") for p in players}
     await expect(results["Anna"]).to_have_attribute("data-result", "won")
-    await expect(results["Anna"]).to_have_text("You won!")
+    await expect(results["Anna"].locator(".outcome")).to_have_text("You won!")
     await expect(results["Boris"]).to_have_attribute("data-result", "lost")
-    await expect(results["Boris"]).to_have_text("You lost.")
+    await expect(results["Boris"].locator(".outcome")).to_have_text("You lost.")
     # Both pressed Ready (the countdown is a minute), and «Давай-ка!» within its 3 s window.
-    assert pressed["#ready"] == 2 and pressed["#flip"] >= 1, pressed
+    assert pressed[READY] == 2 and pressed[FLIP] >= 1, pressed
     for player in players:
         # Each saw the other's card land, within a blink of the tap.
-        assert len(player.seen_within) >= 2, player
-        assert max(player.seen_within) < BLINK_SECONDS, player
+        assert len(seen_within[player.name]) >= 2, seen_within
+        assert max(seen_within[player.name]) < BLINK_SECONDS, seen_within
         assert player.errors == []
-        await expect(player.page.locator("#me .pile.fits")).to_have_count(0)
+        await expect(player.page.locator("#hand .dk-pile.fits")).to_have_count(0)
 
     _, state = await game_state(h, game_id)
     assert state.phase == "over" and state.winner == 0 and state.end_reason == "cards"
@@ -291,18 +254,18 @@ async def test_a_forged_or_stale_sign_in_is_refused_on_the_page(
     honest = signed(h.api.token, anna)
     digit = honest[-1]
     tampered = honest[:-1] + ("0" if digit != "0" else "1")  # the hash, one digit changed
-    forged = await open_page(browser, page_url(base, game_id, tampered), "Anna")
+    forged = await open_page(browser, page_url(base, tampered, game_id), "Anna")
     stale = await seat_page(h, base, browser, anna, game_id, age=2 * 3600)
     for player, words in ((forged, FORGED), (stale, STALE)):
         notice = player.page.locator("#notice")
         await expect(notice).to_have_text(words)
         await expect(notice).to_be_visible()
-        await expect(player.page.locator("#table")).to_have_attribute("data-state", "error")
+        await expect(player.page.locator("#app")).to_have_attribute("data-state", "error")
     await forged.page.wait_for_timeout(1000)  # a retry would have come within 0.6 s
     for player in (forged, stale):
-        await expect(player.page.locator("#table")).to_have_attribute("data-state", "error")
-        assert await player.page.locator(".pile, .card").count() == 0, "no table is drawn"
-        await expect(player.page.locator("#ready")).to_be_hidden()
+        await expect(player.page.locator("#app")).to_have_attribute("data-state", "error")
+        assert await player.page.locator(".dk-pile, .card").count() == 0, "no table is drawn"
+        await expect(player.page.locator(READY)).to_be_hidden()
 
 
 async def test_a_player_not_seated_gets_no_table_and_no_press(
@@ -317,8 +280,8 @@ async def test_a_player_not_seated_gets_no_table_and_no_press(
     notice = stranger.page.locator("#notice")
     await expect(notice).to_have_text(NOT_SEATED)
     await expect(notice).to_be_visible()
-    await expect(stranger.page.locator("#table")).to_have_attribute("data-state", "error")
-    assert await stranger.page.locator(".pile, .card").count() == 0, "no table is drawn"
+    await expect(stranger.page.locator("#app")).to_have_attribute("data-state", "error")
+    assert await stranger.page.locator(".dk-pile, .card").count() == 0, "no table is drawn"
 
     # What a page of his could send, sent from his page all the same: his sign-in and a press
     # right behind it. Refused; the game does not move.
@@ -344,34 +307,17 @@ async def test_a_player_not_seated_gets_no_table_and_no_press(
     assert await game_state(h, game_id) == (version, state)
 
 
-#: Every button and tappable pile the page shows, with the box of everything it draws (a
-#: card sticking out of its pile counts), and whether its own text is cut short.
-CONTROLS = """() => [...document.querySelectorAll('button, [data-pile], [data-centre]')]
-    .filter(e => e.offsetParent !== null && getComputedStyle(e).visibility !== 'hidden')
-    .map(e => {
-        const boxes = [e, ...e.querySelectorAll('*')].map(c => c.getBoundingClientRect())
-            .filter(r => r.width > 0 && r.height > 0);
-        return {name: e.id || (e.dataset.pile ? `pile ${e.dataset.pile}`
-                                              : `centre ${e.dataset.centre}`),
-                left: Math.min(...boxes.map(r => r.left)),
-                top: Math.min(...boxes.map(r => r.top)),
-                right: Math.max(...boxes.map(r => r.right)),
-                bottom: Math.max(...boxes.map(r => r.bottom)),
-                cut: e.scrollWidth > e.clientWidth + 1};
-    })"""
+#: Every button and tappable pile the page shows, by what it is.
+CONTROLS = controls(
+    "button, #hand [data-pile], [data-centre]",
+    """e.dataset.code ? {r: 'ready', f: 'flip'}[e.dataset.code] || e.dataset.code
+                    : e.dataset.pile ? `pile ${e.dataset.pile}` : `centre ${e.dataset.centre}`""",
+)
 
 
-async def controls_fit(player: Player) -> set[str]:
-    """The names of the controls shown, once none is cut off or overlaps another."""
-    controls: list[dict[str, Any]] = await player.page.evaluate(CONTROLS)
-    for box in controls:
-        assert box["left"] >= 0 and box["right"] <= WIDTH, f"cut off at the side: {box}"
-        assert box["top"] >= 0 and box["bottom"] <= HEIGHT, f"cut off below: {box}"
-        assert not box["cut"], f"its text is cut short: {box}"
-    assert_none_overlaps(controls)
-    width = await player.page.evaluate("document.documentElement.scrollWidth")
-    assert width <= WIDTH, "nothing sticks out sideways"
-    return {box["name"] for box in controls}
+async def table_fits(player: Player) -> set[str]:
+    """The names of Davay-ka!'s controls shown, once none is cut off or overlaps another."""
+    return set(await controls_fit(player.page, CONTROLS))
 
 
 async def test_at_390_px_no_control_of_a_real_table_is_cut_or_overlaps(
@@ -389,40 +335,22 @@ async def test_at_390_px_no_control_of_a_real_table_is_cut_or_overlaps(
     await live(players[1])
 
     # The deal, waiting for Ready: Ready, four piles of hers, two centre places.
-    await expect(anna_page.page.locator("#ready")).to_be_visible()
-    names = await controls_fit(anna_page)
+    await expect(anna_page.page.locator(READY)).to_be_visible()
+    names = await table_fits(anna_page)
     assert "ready" in names and len(names) == 7, names
 
     # The round on, as dealt: no Ready; her piles and the two centre piles (and «Давай-ка!»
     # should the deal leave nobody a move).
     for player in players:
-        assert await press(player, "#ready")
-    await expect(anna_page.page.locator("#table")).not_to_have_attribute("data-phase", "ready")
-    names = await controls_fit(anna_page)
+        assert await press(player, READY)
+    await expect(anna_page.page.locator(".dk-table")).not_to_have_attribute("data-phase", "ready")
+    names = await table_fits(anna_page)
     assert "ready" not in names and len(names - {"flip"}) == 6, names
 
     # A stall in a later round, with piles of every height: «Давай-ка!» and the countdown.
-    now = h.clock()
-    await write_state(
-        h,
-        game_id,
-        make_state(
-            rows=[
-                [cards("2c 3c 4c Kh"), cards("5c 6c Kd"), cards("7c Ks"), cards("Kc")],
-                [cards("2d 3d 4d Qh"), cards("5d 6d Qd"), cards("7d Qs"), cards("Qc")],
-            ],
-            stocks=[cards("8c 9c Tc"), cards("8d 9d Td")],
-            centres=[cards("2s 3s 4s 5s 6s 7s 8s 9s Ts Js Th"), cards("Ah 2h 3h 4h 5h")],
-            phase="stall",
-            round_no=12,
-            rounds_won=(5, 6),
-            opened=now + 60,  # the window stays open while the page is measured
-            idle_since=(now, now),
-            last_press=(now, now),
-        ),
-    )
-    await expect(anna_page.page.locator("#flip")).to_be_visible()
-    names = await controls_fit(anna_page)
+    await write_state(h, game_id, stall_with_every_height(h.clock()))
+    await expect(anna_page.page.locator(FLIP)).to_be_visible()
+    names = await table_fits(anna_page)
     assert "flip" in names and len(names) == 7, names
     for player in players:
         assert player.errors == []

@@ -7,33 +7,22 @@ Chromium these tests skip.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-from pathlib import Path
 from typing import Any
-
-import pytest
 
 from bot.telegram.metrics import REGISTRY
 from bot.telegram.miniapp.server import MiniApp, SocketCaps
-from tests.browser import chromium, expect
+from tests.browser import (
+    browser_fixture,  # noqa: F401  (the fixture)
+    expect,
+    seat_page,
+)
 from tests.e2e.harness import Harness
-from tests.e2e.test_miniapp import a_game, serving
-from tests.e2e.test_miniapp_browser import live, seat_page
+from tests.e2e.test_miniapp import a_game
+from tests.e2e.test_miniapp_browser import live
+from tests.miniapp.pages import served_fixture  # noqa: F401  (the fixture)
 
 ELSEWHERE = "You opened this table in another window: it is closed here."
 BUSY = "Too many tables are open right now: trying again in a moment."
-
-
-@pytest.fixture
-async def browser() -> AsyncIterator[Any]:
-    async with chromium() as launched:
-        yield launched
-
-
-@pytest.fixture
-async def served(tmp_path: Path) -> AsyncIterator[tuple[Harness, str]]:
-    async with serving(tmp_path, stand_in=True) as running:
-        yield running
 
 
 def refused() -> float:
@@ -61,10 +50,10 @@ async def test_a_page_pushed_out_by_the_players_newer_one_says_so_and_stays_clos
     notice = old.page.locator("#notice")
     await expect(notice).to_have_text(ELSEWHERE)
     await expect(notice).to_be_visible()
-    await expect(old.page.locator("#table")).to_have_attribute("data-state", "error")
+    await expect(old.page.locator("#app")).to_have_attribute("data-state", "error")
     await old.page.wait_for_timeout(1500)  # a page that tries again does so within 0.6 s
     assert miniapp.open_sockets == 1
-    await expect(new.page.locator("#table")).to_have_attribute("data-state", "live")
+    await expect(new.page.locator("#app")).to_have_attribute("data-state", "live")
     await expect(old.page.locator("#notice")).to_have_text(ELSEWHERE)
     assert not old.errors and not new.errors
 
@@ -82,11 +71,11 @@ async def test_a_page_turned_away_while_full_says_so_and_gets_in_once_a_place_is
     turned_away = await seat_page(h, base, browser, boris, game_id)
     await expect(turned_away.page.locator("#toast")).to_have_text(BUSY)
     await turned_away.page.wait_for_timeout(3000)
-    await expect(turned_away.page.locator("#table")).not_to_have_attribute("data-state", "live")
+    await expect(turned_away.page.locator("#app")).not_to_have_attribute("data-state", "live")
     # It tries again after a pause that grows (0.5 s, 1 s, 2 s… up to 10 s): no hammering.
     assert 2 <= refused() - before <= 4
     await first.page.close()
-    await expect(turned_away.page.locator("#table")).to_have_attribute(
+    await expect(turned_away.page.locator("#app")).to_have_attribute(
         "data-state", "live", timeout=15_000
     )
     assert miniapp.open_sockets == 1

@@ -1,9 +1,10 @@
 """Davay-ka!'s Mini App page in a real headless browser (Debian's Chromium, via Playwright).
 
-The page's own files are served by a small tornado server started here, with a fake bot on
-its WebSocket: the fake answers the page's hello with views written by hand (the fields of
-``views.view_json``) and keeps every frame the page sends, so each test checks what a player
-would notice — the press a tap sends, the words and colours drawn, the layout on a phone.
+The page's own files (the shell, table.html, and Davay-ka!'s renderer, games/davayka.js) are
+served by a small tornado server started here, with a fake bot on its WebSocket: the fake
+answers the page's hello with views written by hand (the fields of ``views.page_view``) and
+keeps every frame the page sends, so each test checks what a player would notice — the press
+a tap sends, the words and colours drawn, the layout on a phone.
 Without Playwright or Chromium these tests skip (``.ci/install-browser`` installs Chromium).
 """
 
@@ -54,11 +55,15 @@ LABELS = {
     "no_move": "No move for you",
     "won": "You won!",
     "lost": "You lost",
-    "drawn": "A draw",
+    "draw": "A draw",
     "connecting": "Connecting…",
     "offline": "Offline",
+    "seconds": "{seconds} s",
+    "over": "Game over",
 }
 TOO_LATE = "Too late"
+#: Davay-ka!'s two calls, as the page draws them.
+READY, FLIP = ".dk-ready[data-code='r']", ".dk-flip[data-code='f']"
 STALE = "This table was opened too long ago: open it again from the chat."
 
 
@@ -69,18 +74,29 @@ async def browser() -> AsyncIterator[Any]:
 
 
 def view(**changes: Any) -> dict[str, Any]:
-    """Anna's (seat 0) view in round 3, in play, as ``view_json`` writes it.
+    """Anna's (seat 0) view in round 3, in play, as ``page_view`` writes it (its moves
+    follow from ``plays``, ``can_ready`` and ``can_flip``: see :func:`state`).
 
     Centres: J♠ and 9♥. Her row: 10♥ (fits both), Q♣ (the J only), 8♦ (the 9 only), 3♠
     (neither). 52 cards in all: rows 10 + 10, stocks 12 + 15, centres 3 + 2.
     """
     base: dict[str, Any] = {
         "game": GAME,
+        "key": "davayka",
         "number": 7,
         "version": 118,
-        "status": "running",
+        "status": "playing",
+        "title": "Davay-ka! · game 7",
         "seat": 0,
         "names": ["Anna", "Boris"],
+        "computer": [False, False],
+        "acting": [0, 1],
+        "pause": False,
+        "log": [],
+        "autopilot": False,
+        "series": None,
+        "result": None,
+        "next": None,
         "now": time.time(),
         "phase": "play",
         "round": ROUND,
@@ -151,8 +167,22 @@ def stall_view(now: float) -> dict[str, Any]:
     )
 
 
+def moves(the_view: dict[str, Any]) -> list[dict[str, Any]]:
+    """The reader's legal moves as ``page_view`` lists them: one per fitting (pile, centre)."""
+    found: list[dict[str, Any]] = []
+    for pile, onto in sorted(the_view.get("plays", {}).items()):
+        for centre in onto:
+            code = f"p{pile}{centre}{the_view['round']}"
+            found.append({"code": code, "kind": "play", "row_pile": int(pile), "centre": centre})
+    if the_view.get("can_ready"):
+        found.append({"code": "r", "kind": "ready", "label": "Ready"})
+    if the_view.get("can_flip"):
+        found.append({"code": "f", "kind": "flip", "label": "Давай-ка!"})
+    return found
+
+
 def state(the_view: dict[str, Any]) -> dict[str, Any]:
-    return {"t": "state", "view": the_view, "labels": LABELS}
+    return {"t": "state", "view": {**the_view, "moves": moves(the_view)}, "labels": LABELS}
 
 
 # -- the fake bot behind /app/socket ---------------------------------------------------------
@@ -205,7 +235,7 @@ class SocketHandler(tornado.websocket.WebSocketHandler):
 
 class PageHandler(tornado.web.RequestHandler):
     def get(self) -> None:
-        html = (STATIC / "davayka.html").read_text(encoding="utf-8")
+        html = (STATIC / "table.html").read_text(encoding="utf-8")
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.write(html.replace("{{telegram_script}}", "/app/static/web-app-stand-in.js"))
 
@@ -215,7 +245,7 @@ async def bot() -> AsyncIterator[FakeBot]:
     fake = FakeBot()
     app = tornado.web.Application(
         [
-            (r"/app/davayka", PageHandler),
+            (r"/app/table", PageHandler),
             (r"/app/static/(.*)", tornado.web.StaticFileHandler, {"path": str(STATIC)}),
             (r"/app/socket", SocketHandler, {"bot": fake}),
         ]
@@ -225,7 +255,7 @@ async def bot() -> AsyncIterator[FakeBot]:
     server.add_sockets(sockets)
     port = sockets[0].getsockname()[1]
     fake.url = (
-        f"http://127.0.0.1:{port}/app/davayka?game={GAME}"
+        f"http://127.0.0.1:{port}/app/table?game={GAME}"
         f"#tgWebAppData={quote(INIT_DATA, safe='')}&tgWebAppVersion=7.0&tgWebAppPlatform=web"
     )
     try:
@@ -245,10 +275,10 @@ class Table:
     errors: list[str]
 
     def pile(self, index: int) -> Any:
-        return self.page.locator(f"#me .pile[data-pile='{index}']")
+        return self.page.locator(f"#hand .dk-pile[data-pile='{index}']")
 
     def centre(self, index: int) -> Any:
-        return self.page.locator(f".centre-pile[data-centre='{index}']")
+        return self.page.locator(f".dk-centre-pile[data-centre='{index}']")
 
     async def haptics(self) -> list[dict[str, Any]]:
         found: list[dict[str, Any]] = await self.page.evaluate("window.__haptics")
@@ -268,7 +298,7 @@ async def open_table(browser: Any, bot: FakeBot, options: dict[str, Any] = DESKT
 
 async def seen(table: Table) -> None:
     """Until the page has drawn the bot's first view."""
-    await expect(table.page.locator("#me .pile")).to_have_count(4)
+    await expect(table.page.locator("#hand .dk-pile")).to_have_count(4)
 
 
 async def cards(locator: Any) -> list[str]:
@@ -305,25 +335,30 @@ async def test_hello_carries_telegrams_init_data_and_the_view_is_drawn(
     assert hello == {"t": "hello", "init_data": INIT_DATA, "game": GAME}
     await held.wait()
     await expect(table.page.locator("#notice")).to_have_text("…")
-    await expect(table.page.locator("#me")).to_be_hidden()
+    await expect(table.page.locator("#hand")).to_be_hidden()
 
     await bot.push(state(view()))
     await seen(table)
     page = table.page
     await expect(page.locator("#notice")).to_be_hidden()
-    await expect(page.locator("#round")).to_have_text("Round 3")
-    await expect(page.locator("#me [data-role=name]")).to_have_text("Anna")
-    await expect(page.locator("#me [data-role=you]")).to_have_text("you")
-    await expect(page.locator("#them [data-role=name]")).to_have_text("Boris")
-    await expect(page.locator("#them [data-role=you]")).to_be_hidden()
-    await expect(page.locator("#me [data-role=stock]")).to_have_text("Stock 12")
-    await expect(page.locator("#them [data-role=stock]")).to_have_text("Stock 15")
-    await expect(page.locator("#me [data-role=cards]")).to_have_text("Cards 22")
-    await expect(page.locator("#me .pile")).to_have_text(["10♥10♥×3", "Q♣Q♣×2", "8♦8♦×1", "3♠3♠"])
-    await expect(page.locator("#them .pile .down")).to_have_text(["×3", "×2", "×1", ""])
-    assert await cards(page.locator("#them .pile .card")) == ["Ac", "7h", "2d", "5c"]
-    assert await cards(page.locator(".centre-pile .card")) == ["Js", "9h"]
-    await expect(page.locator(".centre-pile .size")).to_have_text(["3", "2"])
+    await expect(page.locator(".dk-round")).to_have_text("Round 3")
+    anna, boris = page.locator(".player[data-seat='0']"), page.locator(".player[data-seat='1']")
+    await expect(anna.locator(".name")).to_have_text("Anna")
+    await expect(anna.locator(".tag")).to_have_text("you")
+    await expect(boris.locator(".name")).to_have_text("Boris")
+    await expect(boris.locator(".tag")).to_have_count(0)
+    await expect(page.locator(".dk-them .dk-name")).to_have_text("Boris")  # over his row
+    await expect(anna.locator(".facts")).to_have_text("🏆 1 · Cards 22 · Stock 12")
+    await expect(boris.locator(".facts")).to_have_text("🏆 1 · Cards 25 · Stock 15")
+    await expect(page.locator("#hand .dk-pile")).to_have_text(
+        ["10♥10♥×3", "Q♣Q♣×2", "8♦8♦×1", "3♠3♠"]
+    )
+    await expect(page.locator(".dk-them .dk-pile .dk-down")).to_have_text(["×3", "×2", "×1", ""])
+    assert await cards(page.locator(".dk-them .dk-pile .card")) == ["Ac", "7h", "2d", "5c"]
+    assert await cards(page.locator(".dk-centre-pile .card")) == ["Js", "9h"]
+    await expect(page.locator(".dk-centre-pile .dk-size")).to_have_text(["3", "2"])
+    # Every move is on the table: no fallback button below it.
+    await expect(page.locator("#actions button")).to_have_count(0)
     assert table.errors == []
 
 
@@ -349,15 +384,15 @@ async def test_a_card_that_fits_both_centre_piles_asks_which(bot: FakeBot, brows
     table = await open_table(browser, bot)
     await seen(table)
     await table.pile(0).click()  # 10♥: on the J♠ or the 9♥
-    await expect(table.centre(0)).to_have_class("centre-pile target")
-    await expect(table.centre(1)).to_have_class("centre-pile target")
+    await expect(table.centre(0)).to_have_class(re.compile(r"\btarget\b"))
+    await expect(table.centre(1)).to_have_class(re.compile(r"\btarget\b"))
     await table.page.wait_for_timeout(200)
     assert bot.sent("act") == [], "nothing is sent before the player picks a centre pile"
 
     await table.centre(1).click()
     [act] = await bot.wait_for("act")
     assert act == {"t": "act", "code": f"p01{ROUND}", "seq": 1}
-    await expect(table.page.locator(".centre-pile.target")).to_have_count(0)
+    await expect(table.page.locator(".dk-centre-pile.target")).to_have_count(0)
 
     # Tapped twice, the same pile goes wherever it fits.
     await table.pile(0).click()
@@ -374,26 +409,58 @@ async def test_ready_and_davayka_are_pressed_and_their_seconds_counted_by_the_bo
     bot.greeting = lambda: [state(ready_view(time.time() + 3600))]
     table = await open_table(browser, bot)
     page = table.page
-    ready = page.locator("#ready")
+    ready = page.locator(READY)
     await expect(ready).to_have_text("Ready")
     # 4.4 s left when sent (whole seconds, rounded up); 3604 had it counted by the browser's.
-    await expect(page.locator("#status")).to_have_text(re.compile(r"^Starts in[345]$"))
-    await expect(page.locator("#flip")).to_be_hidden()
+    await expect(page.locator("#status")).to_have_text(re.compile(r"^Starts in[345] s$"))
+    await expect(page.locator(FLIP)).to_be_hidden()
     await ready.click()
     [act] = await bot.wait_for("act")
     assert act["code"] == "r"
 
     await bot.push(state(stall_view(time.time() + 3600)))
-    flip = page.locator("#flip")
+    flip = page.locator(FLIP)
     await expect(flip).to_have_text("Давай-ка!")
     await expect(ready).to_be_hidden()
-    await expect(page.locator("#status")).to_have_text(re.compile(r"^Nobody can move[123]$"))
-    await expect(page.locator("#them [data-role=pressed]")).to_be_visible()
+    await expect(page.locator("#status")).to_have_text(re.compile(r"^Nobody can move[123] s$"))
+    await expect(page.locator(".player[data-seat='1'] .facts")).to_have_text(re.compile("^✓ · "))
+    await expect(page.locator(".player[data-seat='0'] .facts")).not_to_have_text(re.compile("✓"))
     await flip.click()
     acts = await bot.wait_for("act", 2)
     assert acts[1] == {"t": "act", "code": "f", "seq": 2}
     seconds = page.locator("#status .seconds")
     await expect(seconds).not_to_have_text(await seconds.inner_text(), timeout=3000)  # ticks
+    assert table.errors == []
+
+
+async def test_a_new_view_refills_the_same_piles_and_buttons_under_the_finger(
+    bot: FakeBot, browser: Any
+) -> None:
+    """A press that began on a pile or on Ready lands on it though a view came meanwhile: the
+    elements stay, only what they show changes."""
+    bot.greeting = lambda: [state(ready_view(time.time()))]
+    table = await open_table(browser, bot)
+    page = table.page
+    await expect(page.locator(READY)).to_be_visible()
+    keep = """() => { window.__kept = [document.querySelector("#hand .dk-pile[data-pile='1']"),
+        document.querySelector(".dk-centre-pile[data-centre='0']"),
+        document.querySelector(".dk-ready")]; }"""
+    await page.evaluate(keep)
+    await bot.push(state(ready_view(time.time()) | {"pressed": [False, True], "version": 119}))
+    await expect(page.locator(".player[data-seat='1'] .facts")).to_have_text(re.compile("^✓"))
+    same = """() => window.__kept.every(e => e.isConnected) && window.__kept[0] ===
+        document.querySelector("#hand .dk-pile[data-pile='1']") && window.__kept[2] ===
+        document.querySelector(".dk-ready")"""
+    assert await page.evaluate(same)
+    await bot.push(state(view(version=120)))
+    await expect(page.locator(READY)).to_have_count(0)
+    assert await page.evaluate(
+        "() => window.__kept[0].isConnected && window.__kept[1].isConnected"
+    )
+    assert await page.evaluate(
+        "() => window.__kept[0] === document.querySelector(\"#hand .dk-pile[data-pile='1']\")"
+    )
+    await expect(page.locator("#hand .dk-pile[data-pile='1']")).to_have_attribute("data-top", "Qc")
     assert table.errors == []
 
 
@@ -407,7 +474,12 @@ async def test_a_refused_press_says_why_and_buzzes(bot: FakeBot, browser: Any) -
     await expect(toast).to_have_text(TOO_LATE)
     await expect(toast).to_be_visible()
     assert {"kind": "notification", "style": "error"} in await table.haptics()
+    # In the status line's place: it covers neither the other player's row nor the counts.
+    await expect(table.page.locator("#status")).to_be_hidden()
+    boxes = await table.page.evaluate(BOXES, ["#toast", ".dk-them", "#players", "#hand"])
+    assert_none_overlaps(boxes)
     await expect(toast).to_be_hidden(timeout=3000)  # a short notice, not a wall
+    await until(table, "!document.querySelector('#status').hidden")  # the line is back
 
     await table.pile(2).click()
     await bot.wait_for("act", 2)
@@ -436,6 +508,13 @@ async def test_hearts_and_diamonds_are_red_and_the_rest_black(bot: FakeBot, brow
     assert table.errors == []
 
 
+#: The boxes of the elements the selectors name (first of each).
+BOXES = """(selectors) => selectors.map(s => {
+    const r = document.querySelector(s).getBoundingClientRect();
+    return {name: s, left: r.left, top: r.top, right: r.right, bottom: r.bottom};
+})"""
+
+
 #: Every control the player can press, with the box of all it draws (a card sticking out of
 #: its button counts).
 CONTROLS = """() => [...document.querySelectorAll('button')]
@@ -443,7 +522,8 @@ CONTROLS = """() => [...document.querySelectorAll('button')]
     .map(b => {
         const boxes = [b, ...b.querySelectorAll('*')].map(e => e.getBoundingClientRect())
             .filter(r => r.width > 0 && r.height > 0);
-        return {name: b.id || b.className + ' ' + (b.dataset.pile ?? b.dataset.centre ?? ''),
+        return {name: b.dataset.code ? `code ${b.dataset.code}`
+                    : b.dataset.pile ? `pile ${b.dataset.pile}` : `centre ${b.dataset.centre}`,
                 left: Math.min(...boxes.map(r => r.left)),
                 top: Math.min(...boxes.map(r => r.top)),
                 right: Math.max(...boxes.map(r => r.right)),
@@ -467,21 +547,21 @@ async def test_on_a_phone_no_control_is_cut_off_or_overlaps_another(
     bot.greeting = lambda: [state(ready_view(time.time()))]
     table = await open_table(browser, bot, PHONE)
     page = table.page
-    await expect(page.locator("#ready")).to_be_visible()
+    await expect(page.locator(READY)).to_be_visible()
     names = {box["name"] for box in await controls_fit(table, 390, 844)}
-    assert "ready" in names and len(names) == 7, names  # Ready, 4 piles, 2 centre piles
+    assert "code r" in names and len(names) == 7, names  # Ready, 4 piles, 2 centre piles
 
     await bot.push(state(view()))
-    await expect(page.locator("#ready")).to_be_hidden()
+    await expect(page.locator(READY)).to_be_hidden()
     await table.pile(0).tap()  # aiming: both centre piles lit
-    await expect(page.locator(".centre-pile.target")).to_have_count(2)
+    await expect(page.locator(".dk-centre-pile.target")).to_have_count(2)
     assert len(await controls_fit(table, 390, 844)) == 6
     await screenshot(table, "miniapp-390-play.png")
 
     await bot.push(state(stall_view(time.time())))
-    await expect(page.locator("#flip")).to_be_visible()
+    await expect(page.locator(FLIP)).to_be_visible()
     names = {box["name"] for box in await controls_fit(table, 390, 844)}
-    assert "flip" in names, names
+    assert "code f" in names, names
     await screenshot(table, "miniapp-390-stall.png")
 
     scrolls = await page.evaluate("document.documentElement.scrollWidth")
@@ -513,7 +593,7 @@ async def test_a_dropped_socket_is_shown_offline_and_opened_again(
     assert hellos[1] == hellos[0], "the same hello on the new socket"
     await bot.push(state(view(round=4)))
     await expect(table.page.locator("#link")).to_be_hidden()
-    await expect(table.page.locator("#round")).to_have_text("Round 4")
+    await expect(table.page.locator(".dk-round")).to_have_text("Round 4")
     await table.pile(1).click()
     [act] = await bot.wait_for("act")
     assert act["code"] == "p104"

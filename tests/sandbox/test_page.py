@@ -11,6 +11,7 @@ Without Playwright or Chromium these tests skip (``.ci/install-browser`` install
 from __future__ import annotations
 
 import asyncio
+import re
 import struct
 import zlib
 from collections.abc import AsyncIterator
@@ -444,6 +445,59 @@ async def test_a_web_app_button_opens_the_signed_app_beside_the_chat(
     await expect(phone.locator("#apps")).to_be_hidden()
     await expect(phone.locator("#pane-dm")).to_be_visible()
     assert errors == [] and phone_errors == []
+
+
+async def test_the_tables_link_opens_the_game_for_a_player_an_onlooker_and_no_outsider(
+    sandbox: SandboxProcess, browser: Any
+) -> None:
+    # Issue #37: a group's table carries the bot's Mini App by its direct link (a URL button);
+    # pressed on the page, it opens the real table page signed as Telegram would sign it.
+    async with httpx.AsyncClient(base_url=sandbox.url, timeout=30) as client:
+
+        async def act(path: str, **action: Any) -> dict[str, Any]:
+            response = await client.post(f"/sandbox/api/{path}", json=action, headers=AS_THE_PAGE)
+            assert response.status_code == 200, response.text
+            answer: dict[str, Any] = response.json()
+            return answer
+
+        for name, member in (("Dora", True), ("Eve", False)):
+            await act("users", name=name, language="en", started=True, member=member)
+    page, errors = await open_page(browser, sandbox.url)
+    group = page.locator("#pane-group")
+    await write(group, "/new davayka")
+    await expect(group.get_by_role("button", name="Join")).to_be_visible(timeout=20_000)
+    await be(page, "Boris")
+    await group.get_by_role("button", name="Join").click()
+    await be(page, "Anna")
+    start = group.get_by_role("button", name=re.compile(r"Start$"))  # not "start in 5 s"
+    await expect(start).to_be_visible(timeout=15_000)
+    await start.click()
+    link = group.get_by_role("button", name="Open the table")
+    await expect(link).to_be_visible(timeout=20_000)
+    await expect(link).to_have_attribute("title", re.compile(r"opens an app"))
+
+    async def opened(name: str) -> Any:
+        """``name`` presses the table's link: his app panel, and the table page in it."""
+        await be(page, name)
+        await group.get_by_role("button", name="Open the table").click()
+        panel = page.locator(".app-panel", has_text=name)
+        src = await panel.locator("iframe").get_attribute("src", timeout=10_000)
+        assert src is not None and "/app/table?tgWebAppStartParam=g" in src, src
+        assert "#tgWebAppData=" in src and "game=" not in src.split("#", 1)[0]
+        return panel.frame_locator("iframe").locator("#app")
+
+    dora = await opened("Dora")  # in the group, not seated: she watches
+    await expect(dora).to_have_attribute("data-state", "live", timeout=15_000)
+    await expect(dora).to_have_attribute("data-reader", "onlooker")
+    anna = await opened("Anna")  # seated: her own seat, her hand
+    await expect(anna).to_have_attribute("data-state", "live", timeout=15_000)
+    await expect(anna).to_have_attribute("data-reader", "player")
+    await expect(anna.locator(".me")).to_contain_text("Anna")
+    eve = await opened("Eve")  # outside the group: refused, and told so
+    await expect(eve).to_have_attribute("data-state", "error", timeout=15_000)
+    await expect(eve.locator("#notice")).to_be_visible()
+    await screenshot(page, "sandbox-table-link-1280.png")
+    assert errors == []
 
 
 # -- room to read: the top bar, toasts and chats beside Mini Apps (issue #35) ------------------

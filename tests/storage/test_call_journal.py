@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import sqlite3
+import threading
 import time
 from typing import Any
 
@@ -126,3 +127,25 @@ async def test_a_failed_durable_transaction_leaves_the_connection_as_it_was(
             assert raw.execute("PRAGMA synchronous").fetchone()[0] == 2
             raise RuntimeError("refused")
     assert raw.execute("PRAGMA synchronous").fetchone()[0] == 1
+
+
+async def test_the_inbox_flushes_its_commit_off_the_event_loops_thread(
+    sqlite_db: Database,
+) -> None:
+    """The inbox's commit waits for the disk (tens of milliseconds on a busy one): it runs on
+    a worker thread, and the loop serves pages and presses meanwhile; every other commit
+    stays on the loop's thread, where SQLite answers in microseconds."""
+    async with sqlite_db.sqlite_transaction() as connection:
+        raw: sqlite3.Connection = connection
+    commits: list[int] = []
+    raw.set_trace_callback(
+        lambda statement: commits.append(threading.get_ident()) if statement == "COMMIT" else None
+    )
+    loop = threading.get_ident()
+    inbox = InboxService(sqlite_db)
+    update = {"update_id": 1, "message": {"chat": {"id": GROUP}, "text": "/help"}}
+    await inbox.take([update])
+    assert len(commits) == 1 and commits[0] != loop, "the inbox's commit, off the loop"
+    await inbox.record_calls([(GROUP, 0.0)], lambda: 0.0)
+    assert len(commits) == 2 and commits[1] == loop, "any other, on it"
+    raw.set_trace_callback(None)

@@ -4,7 +4,8 @@
 // from the plain text and its entities with DOM nodes only (never innerHTML), so nothing a
 // bot or a user writes can run as markup. A web_app button opens the bot's Mini App, signed
 // for its user by the sandbox, in a panel beside the chats (a full-screen overlay on a phone):
-// one panel per user, so two users' apps can race side by side, or in two tabs.
+// one panel per user, so two users' apps can race side by side, or in two tabs. So does a
+// link to the app's direct link (t.me/<bot>/<short name>?startapp=…), as on a group's table.
 "use strict";
 
 (() => {
@@ -126,6 +127,15 @@
     return state.world ? state.world.bot.username : "";
   }
 
+  // The direct link of this bot's Mini App: t.me/<bot>/<short name>[?startapp=<parameter>].
+  function isOwnAppLink(url) {
+    const app = state.world ? state.world.app : null;
+    const match = /^(?:https?:\/\/)?(?:t\.me|telegram\.me|telegram\.dog)\/([A-Za-z0-9_]+)\/([A-Za-z0-9_]+)\/?(?:[?#]|$)/
+      .exec(String(url).trim());
+    return Boolean(app && match) && match[1].toLowerCase() === botUsername().toLowerCase()
+      && match[2].toLowerCase() === app.short_name.toLowerCase();
+  }
+
   // A t.me/<bot>?start=<payload> (or tg://resolve) link to this bot.
   function isOwnDeepLink(url) {
     const match = /^(?:(?:https?:\/\/)?(?:t\.me|telegram\.me|telegram\.dog)\/([A-Za-z0-9_]+)|tg:\/\/resolve\?domain=([A-Za-z0-9_]+))/
@@ -173,7 +183,7 @@
         data: button.value,
       });
       if (answer.url) {
-        await openLink(actor, answer.url);
+        await openLink(actor, answer.url, chatId);
       } else if (answer.text) {
         if (answer.show_alert) alertBox(answer.text);
         else toast(answer.text, users().length > 1 ? `${actor.name}:` : null);
@@ -188,9 +198,14 @@
     }
   }
 
-  // Follows a link as a Telegram client would: a link to this bot opens the user's private
-  // chat with it and sends /start <payload>; any other link opens in a new tab.
-  async function openLink(actor, url) {
+  // Follows a link as a Telegram client would: the bot's Mini App's direct link opens the app;
+  // another link to this bot opens the user's private chat with it and sends /start <payload>;
+  // any other link opens in a new tab. `chatId`: the chat the link was followed in.
+  async function openLink(actor, url, chatId) {
+    if (isOwnAppLink(url)) {
+      await openApp(actor, url, null, state.pane, chatId);
+      return;
+    }
     if (!isOwnDeepLink(url)) {
       if (/^https?:\/\//i.test(url)) window.open(url, "_blank", "noopener,noreferrer");
       else toast(`Cannot open ${url}`);
@@ -207,13 +222,18 @@
 
   // -- Mini Apps -------------------------------------------------------------------------------
 
-  // A web_app button: the sandbox signs who opens it (as Telegram would) and the app opens in
-  // the user's own panel, loaded anew as Telegram opens it anew.
-  async function openApp(actor, url, node, kind) {
-    node.classList.add("pending");
-    node.disabled = true;
+  // A web_app button, or the app's direct link followed in chat `chatId`: the sandbox signs who
+  // opens it (as Telegram would: the link's startapp too) and the app opens in the user's own
+  // panel, loaded anew as Telegram opens it anew.
+  async function openApp(actor, url, node, kind, chatId) {
+    if (node) {
+      node.classList.add("pending");
+      node.disabled = true;
+    }
     try {
-      const answer = await post("/sandbox/api/webapp", { user_id: actor.id, url });
+      const body = { user_id: actor.id, url };
+      if (chatId !== undefined && chatId !== null) body.chat_id = chatId;
+      const answer = await post("/sandbox/api/webapp", body);
       // Where the chats show one at a time, the one the app was opened from stays in sight.
       state.pane = kind;
       showApp(actor, answer.url);
@@ -221,8 +241,10 @@
     } catch (error) {
       toast(error.message);
     } finally {
-      node.classList.remove("pending");
-      node.disabled = false;
+      if (node) {
+        node.classList.remove("pending");
+        node.disabled = false;
+      }
     }
   }
 
@@ -345,7 +367,7 @@
     node.addEventListener("click", (event) => {
       if (isOwnDeepLink(target)) {
         event.preventDefault();
-        openLink(context.actor, target);
+        openLink(context.actor, target, context.chatId);
       }
     });
     return node;
@@ -737,9 +759,15 @@
             key.addEventListener("click", () => {
               if (this.actor) press(this.actor, chat.id, message, button, key);
             });
+          } else if (button.kind === "url" && isOwnAppLink(button.value)) {
+            // The app's direct link, as a group's table carries it: it opens the app.
+            key.title = `${button.text} (opens an app)`;
+            key.addEventListener("click", () => {
+              if (this.actor) openApp(this.actor, button.value, key, this.kind, chat.id);
+            });
           } else if (button.kind === "url") {
             key.addEventListener("click", () => {
-              if (this.actor) openLink(this.actor, button.value);
+              if (this.actor) openLink(this.actor, button.value, chat.id);
             });
           } else {
             key.disabled = true;
@@ -944,11 +972,13 @@
         name: fields.name.value,
         language: fields.language.value,
         started: fields.started.checked,
+        member: fields.member.checked,
       });
       userDialog.close();
       state.me = user.id;
       localStorage.setItem("cardroom.sandbox.me", String(user.id));
-      toast(`${user.name} joined the group.`);
+      toast(fields.member.checked ? `${user.name} joined the group.`
+        : `${user.name} is not in the group.`);
     } catch (error) {
       const box = $("#user-error");
       box.textContent = error.message;

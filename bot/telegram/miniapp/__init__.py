@@ -1,28 +1,45 @@
-"""Davay-ka! in real time: a Mini App table, over a WebSocket.
+"""Every game at a table of cards: the Mini App, over a WebSocket.
 
-A player opens the page (``GET /app/davayka?game=<id>``) from the ``web_app`` button of his
-private panel; Telegram signs who he is (``initData``). The page talks to the bot over one
-WebSocket (``/app/socket``), in JSON text frames:
+One page serves every game (``GET /app/table``): a shell (sign-in, socket, reconnect, theme,
+haptics, the turn and its countdown, the log, the result) and one renderer per game
+(``static/games/<game>.js``), as the engines are per game. It is opened
+
+- from a player's private panel, by its ``web_app`` button (``/app/table?game=<id>``);
+- from the group's table, by a URL button to the bot's Mini App by direct link
+  (``https://t.me/<bot>/<short name>?startapp=g<id>``; Telegram allows ``web_app`` buttons in
+  private chats only). The page then knows its game from the ``start_param`` Telegram signs
+  into ``initData``. A seated player gets his seat; any other member of the group (Telegram
+  asked: :meth:`~bot.telegram.rights.TelegramRights.is_member`) **watches** — the public
+  table only, live, and no moves.
+
+Telegram signs who opened the page (``initData``). The page talks to the bot in JSON text
+frames:
 
 page → bot
-    ``{"t": "hello", "init_data": "<Telegram.WebApp.initData>", "game": <id>}`` — first, once.
+    ``{"t": "hello", "init_data": "<Telegram.WebApp.initData>", "game": <id> | null}`` —
+    first, once (``null``: the game the signed ``start_param`` names).
     ``{"t": "act", "code": "<action code>", "seq": <n>}`` — a press: the same action codes as
-    the panel's buttons (``r`` Ready, ``f`` «Давай-ка!», ``p<pile 0-3><centre 0|1|x><round>``
-    a row pile's top card, onto a centre pile or wherever it fits).
+    the panel's buttons (each legal move in the view carries its own).
 
 bot → page
-    ``{"t": "state", "view": {...}}`` — the player's view, at hello and after every change of
-    the game (pushed to both players at once); see :func:`~bot.telegram.miniapp.views.view_json`.
+    ``{"t": "state", "view": {...}, "labels": {...}, "faces": {...}}`` — the reader's view, at
+    hello and after every change of the game (pushed to every page on it at once); see
+    :func:`~bot.telegram.miniapp.views.page_view`; the words of the page and the card ranks in
+    the reader's language.
     ``{"t": "answer", "seq": <n>, "ok": true}`` or ``{... "ok": false, "text": "Too late"}`` —
     each press judged on arrival, through the same path as a button press.
     ``{"t": "error", "code": "<code>", "text": "<words>"}`` — bad input; changes nothing. After
-    an error at hello (``forged``, ``stale``, ``not_seated``, ``no_game``…) the socket closes.
-    Sockets are capped (:class:`~bot.telegram.miniapp.server.SocketCaps`): one opened past a
-    cap is sent ``busy`` and closed with 4000 (the page tries again later); a player's oldest
-    page, past his cap, is sent ``elsewhere`` and closed with 4001 (it must not come back).
+    an error at hello (``forged``, ``stale``, ``bad_link``, ``not_seated``, ``no_game``…) the
+    socket closes. Sockets are capped (:class:`~bot.telegram.miniapp.server.SocketCaps`): one
+    opened past a cap is sent ``busy`` and closed with 4000 (the page tries again later); a
+    player's oldest page, past his cap, is sent ``elsewhere`` and closed with 4001 (it must
+    not come back).
 
-Trust: the player is who Telegram signed (HMAC-SHA256, :mod:`.auth`), an hour at most ago;
-only a seated player's presses count; a socket carries only its player's view (Davay-ka!'s
-views hold no face-down card); frames are capped in size and presses in rate; the Origin is the
-page's own.
+Trust: the reader is who Telegram signed (HMAC-SHA256, :mod:`.auth`), an hour at most ago;
+``start_param`` is judged as a claim (its form, then the reader's seat or membership in the
+game's chat); only a seated player's presses count; a socket carries only its reader's view
+(an engine's view for a seat holds no other seat's hidden card and the public view none,
+nor the deck's order); frames are capped in size and presses in rate; the Origin is the
+page's own. While a player has the page open on a game, his private panel is left as it is
+(his turn still pings him) and brought up to date when the page closes.
 """

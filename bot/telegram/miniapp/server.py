@@ -21,6 +21,7 @@ import contextlib
 import dataclasses
 import itertools
 import logging
+import re
 import resource
 import secrets
 import time
@@ -42,13 +43,19 @@ from bot.services.types import GameSnapshot, ServiceError
 from bot.telegram import metrics
 from bot.telegram.intake import PressThrottle
 from bot.telegram.miniapp.auth import Refused, signed_user
-from bot.telegram.miniapp.views import labels, view_json
+from bot.telegram.miniapp.views import faces, page_view, words
 from bot.telegram.tally import LogTally
 
 logger = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
-GAME_KEY = "davayka"
+#: The page: one for every game (``?game=<id>``, or the ``startapp`` of a direct link).
+PAGE = "table"
+#: The address Davay-ka!'s panels opened before every game had the page: it still opens it.
+OLD_PAGES = ("davayka",)
+#: A direct link's ``startapp``: ``g`` and the game's id (Telegram allows 64 characters of
+#: ``A-Za-z0-9_-``; the id is judged as a claim like any other — see :meth:`TableSocket._hello`).
+START_PARAM = re.compile(r"g([1-9][0-9]{0,17})")
 #: The largest frame a page may send, and the first one's deadline.
 MAX_FRAME = 2048
 HELLO_SECONDS = 10.0
@@ -57,7 +64,7 @@ PRESS_BURST, PRESS_RATE = 12, 8.0
 #: Errors after which the page should not say hello again (``elsewhere``: the player opened
 #: the table in another window, which took this one's place; coming back would take its).
 FINAL = frozenset(
-    {"forged", "stale", "malformed", "no_game", "not_seated", "not_davayka", "elsewhere"}
+    {"forged", "stale", "malformed", "no_game", "not_seated", "bad_link", "elsewhere"}
 )
 #: Seconds between two pings of a socket (its pong due within as many): a page whose
 #: connection died without a word is closed a minute or so later, and its file freed.
@@ -93,6 +100,9 @@ class SocketCaps:
 #: Stores a press as an update in the inbox (and hands it to the leader); the composition
 #: root sets it.
 Take = Callable[[dict[str, Any]], Awaitable[None]]
+#: Whether a person is a member of a chat (Telegram asked, the answer remembered a while and
+#: counted in the bot's budget: :meth:`~bot.telegram.rights.TelegramRights.is_member`).
+Member = Callable[[int, int], Awaitable[bool]]
 
 
 #: Where the ids of the bot's own updates count up from: the lowest 64-bit integer, so that
@@ -136,6 +146,12 @@ class MiniApp:
         self.clock = clock
         #: Stores a press in the inbox; set by the composition root.
         self.take: Take | None = None
+        #: Asks whether someone not seated in a game is a member of its chat, and so may
+        #: watch it; ``None``: only its players may open a game.
+        self.member: Member | None = None
+        #: Told when a player's last page on a game closes (user, game): his private panel,
+        #: paced while he played on the page, is brought up to date.
+        self.left: Callable[[int, int], None] | None = None
         #: Tells the other processes (``None``: there are none) of a new state of a game, or
         #: of the answer to a press made on one of their sockets.
         self.announce: Callable[[dict[str, Any]], None] | None = None
@@ -190,14 +206,21 @@ class MiniApp:
 
     def url(self, game_id: int) -> str:
         """The page of a game, for the ``web_app`` button."""
-        return f"{self.base_url}/app/{GAME_KEY}?game={game_id}"
+        return f"{self.base_url}/app/{PAGE}?game={game_id}"
 
     def routes(self) -> list[tuple[str, Any, dict[str, Any]]]:
         return [
-            (f"/app/{GAME_KEY}", PageHandler, {"app": self}),
+            *((f"/app/{page}", PageHandler, {"app": self}) for page in (PAGE, *OLD_PAGES)),
             (r"/app/static/(.*)", StaticFileHandler, {"path": str(STATIC)}),
             ("/app/socket", TableSocket, {"app": self}),
         ]
+
+    def paging(self, user_id: int, game_id: int) -> bool:
+        """Whether the player has a page open on the game here, in his seat."""
+        return any(
+            socket.user_id == user_id and socket.seat is not None
+            for socket in self._games.get(game_id, ())
+        )
 
     # -- the caps -------------------------------------------------------------------------
 
@@ -274,6 +297,14 @@ class MiniApp:
                 watching.discard(socket)
                 if not watching:
                     del self._games[socket.game_id]
+            user_id = socket.user_id
+            if (
+                socket.seat is not None
+                and user_id is not None
+                and self.left is not None
+                and not self.paging(user_id, socket.game_id)
+            ):
+                self.left(user_id, socket.game_id)
         if socket.name is not None:
             self._sockets.pop(socket.name, None)
 
@@ -282,16 +313,19 @@ class MiniApp:
     def show(self, snapshot: GameSnapshot) -> None:
         """A new state of a game (the sender publishes it): to every page open on it, here
         at once, and to the other processes' pages."""
-        if snapshot.game_key != GAME_KEY:
-            return
         self.show_here(snapshot)
         if self.announce is not None:
             self.announce({"kind": "state", "game": snapshot.game_id, "version": snapshot.version})
 
     def show_here(self, snapshot: GameSnapshot) -> None:
+        sockets = self._games.get(snapshot.game_id)
+        if not sockets:
+            return
         now = self.clock()
-        for socket in list(self._games.get(snapshot.game_id, ())):
-            socket.show(snapshot, now)
+        # One frame per reader's seat and language: the onlookers of a game share one.
+        frames: dict[tuple[int | None, str], str] = {}
+        for socket in list(sockets):
+            socket.show(snapshot, now, frames)
 
     async def announced(self, note: dict[str, Any]) -> None:
         """Another process said something (the leader: a new state, an answer)."""
@@ -325,7 +359,7 @@ class PageHandler(RequestHandler):
         self.app = app
 
     def get(self) -> None:
-        page = (STATIC / f"{GAME_KEY}.html").read_text(encoding="utf-8")
+        page = (STATIC / f"{PAGE}.html").read_text(encoding="utf-8")
         self.set_header("Content-Type", "text/html; charset=utf-8")
         self.set_header("Cache-Control", "no-store")
         self.set_header("X-Content-Type-Options", "nosniff")
@@ -342,7 +376,8 @@ class PageHandler(RequestHandler):
 
 
 class TableSocket(WebSocketHandler):
-    """One page's connection: its player, signed by Telegram, and his presses."""
+    """One page's connection: its reader, signed by Telegram — a player in his seat, or an
+    onlooker (``seat`` ``None``) — and the player's presses."""
 
     def initialize(self, app: MiniApp) -> None:
         self.app = app
@@ -350,6 +385,8 @@ class TableSocket(WebSocketHandler):
         self.game_id: int | None = None
         self.seat: int | None = None
         self.name: str | None = None
+        #: The reader's own language (an onlooker's page speaks it; a player's, his seat's).
+        self.language = "en"
         self.t: Translator = translator("en")
         self._hello_timer: asyncio.TimerHandle | None = None
         #: When each press still unanswered arrived (``time.perf_counter``), by its ``seq``.
@@ -414,7 +451,7 @@ class TableSocket(WebSocketHandler):
         if self.user_id is not None:
             self.refuse("hello_again")
             return
-        game_id, init_data = frame.get("game"), frame.get("init_data")
+        init_data = frame.get("init_data")
         try:
             if not isinstance(init_data, str):
                 raise Refused("malformed")
@@ -422,7 +459,17 @@ class TableSocket(WebSocketHandler):
         except Refused as refused:
             self.refuse(refused.code, close=True)
             return
-        if not isinstance(game_id, int) or isinstance(game_id, bool):
+        self.language = pick_language(user.language_code or "", *browser_languages(self.request))
+        self.t = translator(self.language)
+        game_id = frame.get("game")
+        if game_id is None and user.start_param is not None:
+            # Opened from the group's table by its direct link: the game it names.
+            named = START_PARAM.fullmatch(user.start_param)
+            if named is None:
+                self.refuse("bad_link", close=True)
+                return
+            game_id = int(named.group(1))
+        if not isinstance(game_id, int) or isinstance(game_id, bool) or game_id <= 0:
             self.refuse("no_game", close=True)
             return
         try:
@@ -433,25 +480,42 @@ class TableSocket(WebSocketHandler):
         if self._closing:
             return  # closed while the game was read: nothing to sign in
         info = snapshot.seat_of(user.user_id)
-        if snapshot.game_key != GAME_KEY:
-            self.refuse("not_davayka", close=True)
-            return
         if info is None:
-            self.refuse("not_seated", close=True)
-            return
+            may = await self._may_watch(snapshot, user.user_id)
+            if self._closing:
+                return
+            if may is None:
+                self.refuse("unavailable", close=True)  # asked again when the page retries
+                return
+            if not may:
+                self.refuse("not_seated", close=True)
+                return
         if self._hello_timer is not None:
             self._hello_timer.cancel()
-        self.user_id, self.game_id, self.seat = user.user_id, game_id, info.seat
-        self.t = translator(info.language)
+        self.user_id, self.game_id = user.user_id, game_id
         self.app.signed_in(self, user.user_id)
         self.name = self.app.opened(self, game_id)
         self.show(snapshot, self.app.clock())
+
+    async def _may_watch(self, snapshot: GameSnapshot, user_id: int) -> bool | None:
+        """Whether someone not seated may watch the game: a member of a group it is played
+        in (Telegram asked). A game in a private chat is its player's alone. ``None``:
+        Telegram could not be asked (the page tries again a little later)."""
+        if snapshot.chat_kind == "private" or self.app.member is None:
+            return False
+        try:
+            return await self.app.member(snapshot.chat_id, user_id)
+        except ServiceError:
+            return None
 
     async def _act(self, frame: dict[str, Any]) -> None:
         arrived = time.perf_counter()
         seq, code = frame.get("seq"), frame.get("code")
         if self.user_id is None or self.game_id is None or self.name is None:
             self.refuse("hello_first", seq=seq)
+            return
+        if self.seat is None:
+            self.refuse("watching", seq=seq)
             return
         if not isinstance(code, str) or not 0 < len(code) <= 16:
             self.refuse("malformed", seq=seq)
@@ -484,13 +548,39 @@ class TableSocket(WebSocketHandler):
 
     # -- frames out ----------------------------------------------------------------------
 
-    def show(self, snapshot: GameSnapshot, now: float) -> None:
-        if self.seat is None or snapshot.version < self._shown:
+    def show(
+        self,
+        snapshot: GameSnapshot,
+        now: float,
+        frames: dict[tuple[int | None, str], str] | None = None,
+    ) -> None:
+        """Send the reader his view of ``snapshot`` (``frames``: those already made for this
+        state, by seat and language, which readers alike share)."""
+        if self.user_id is None or snapshot.version < self._shown:
             return  # an older state heard late (several processes): the page has newer
         self._shown = snapshot.version
-        self._send(
-            {"t": "state", "view": view_json(snapshot, self.seat, now), "labels": labels(self.t)}
-        )
+        info = snapshot.seat_of(self.user_id)
+        # A reader who took a seat since (a rematch he joined) plays from now on.
+        self.seat = None if info is None else info.seat
+        language = self.language if info is None else info.language
+        if info is not None:
+            self.t = translator(language)
+        key = (self.seat, language)
+        frame = None if frames is None else frames.get(key)
+        if frame is None:
+            t = translator(language)
+            frame = orjson.dumps(
+                {
+                    "t": "state",
+                    "view": page_view(snapshot, self.seat, t, now),
+                    "labels": words(t, snapshot.game_key),
+                    "faces": faces(t),
+                }
+            ).decode()
+            if frames is not None:
+                frames[key] = frame
+        with contextlib.suppress(WebSocketClosedError):
+            self.write_message(frame)
 
     def answer(self, seq: Any, ok: bool, text: str | None) -> None:
         arrived = self._arrived.pop(seq, None) if isinstance(seq, int) else None

@@ -265,7 +265,7 @@ class AdvantageRenderer:
             back = (Button(t("button.back"), open_screen("main")),)
             return lines, (piles, back)
 
-        lines += ["", self._prompt(t, view, legal)]
+        lines += ["", self.prompt(t, view, legal)]
         keyboard: list[tuple[Button, ...]] = []
         if len(moves) <= DIRECT_MOVES and len(by_card) <= DIRECT_CARDS:
             for card_moves in by_card.values():
@@ -305,7 +305,7 @@ class AdvantageRenderer:
         return None
 
     @staticmethod
-    def _prompt(t: Translator, view: AdvantageView, legal: Sequence[tuple[str, Any]]) -> str:
+    def prompt(t: Translator, view: AdvantageView, legal: Sequence[tuple[str, Any]]) -> str:
         """What the player must do now, in words."""
         actions = [a for _, a in legal]
         has_moves = any(isinstance(a, (Drop, Exchange)) for a in actions)

@@ -46,7 +46,9 @@ def _top(t: Translator, view: RankView) -> str:
     return card_label(t, view.top)
 
 
-def _status(t: Translator, view: RankView, seat: int) -> str:
+def seat_status(t: Translator, view: RankView, seat: int) -> str:
+    """What the table says of a seat (the chat's and the Mini App's): its cards, or out and
+    where, or a last card."""
     if seat in view.out:
         return t("rank.status_out", place=view.out.index(seat) + 1)
     if view.pending == seat:
@@ -71,7 +73,7 @@ class RankRenderer:
         places = view.race()
         for seat in sorted(range(view.players), key=lambda s: (places[s], s)):
             marker = "👉 " if seat == view.turn else ""
-            status = t("rank.status_no_cards") if seat in view.out else _status(t, view, seat)
+            status = t("rank.status_no_cards") if seat in view.out else seat_status(t, view, seat)
             lines.append(f"{places[seat]}. {marker}{seat_name(t, snapshot, seat)} — {status}")
         return lines
 
@@ -107,7 +109,7 @@ class RankRenderer:
                 t("button.back"), ScreenPress(snapshot.game_id, snapshot.version, "main").encode()
             )
             return lines, (*rows(buttons, 5), (back,))
-        lines.append(self._prompt(t, view, [a for _, a in legal]))
+        lines.append(self.prompt(t, view, [a for _, a in legal]))
         cards = [
             Button(card_label(t, a.card), press(code)) for code, a in legal if isinstance(a, Play)
         ]
@@ -139,13 +141,13 @@ class RankRenderer:
         order = [(seat + step) % view.players for step in range(1, view.players)]
         players = " · ".join(
             f"{'👉 ' if other == view.turn else ''}{seat_name(t, snapshot, other)}"
-            f" — {_status(t, view, other)}"
+            f" — {seat_status(t, view, other)}"
             for other in order
         )
         return t("rank.others", players=players)
 
     @staticmethod
-    def _prompt(t: Translator, view: RankView, actions: list[Any]) -> str:
+    def prompt(t: Translator, view: RankView, actions: list[Any]) -> str:
         if view.phase == "drawn" and view.drawn is not None:
             return t("rank.prompt_drawn", card=card_label(t, view.drawn))
         if view.phase == "follow" and view.named_rank is not None:

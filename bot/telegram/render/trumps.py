@@ -102,8 +102,12 @@ def _situation(t: Translator, snapshot: GameSnapshot, view: TrumpsView) -> str:
     return t("trumps.phase_lead", player=player)
 
 
-def _why_it_ended(t: Translator, snapshot: GameSnapshot, view: TrumpsView) -> str | None:
-    """Why a finished game ended, when the log's "wins" or "a draw" needs a reason."""
+def why_it_ended(
+    t: Translator, snapshot: GameSnapshot, view: TrumpsView, *, name_card: bool = True
+) -> str | None:
+    """Why a finished game ended, when "wins" or "a draw" needs a reason: the chat's log and
+    the Mini App's result say it alike (``name_card=False``: the draw rule without the card
+    that decided it, as the page, which shows the pile, says it)."""
     if view.end_reason == END_BACKSTOP:
         key = "trumps.end_backstop_draw" if view.drawn else "trumps.end_backstop"
         return t(key, moves=view.max_moves)
@@ -111,7 +115,7 @@ def _why_it_ended(t: Translator, snapshot: GameSnapshot, view: TrumpsView) -> st
         emptied = 0 if view.hand_sizes[0] == 0 else 1
         player = seat_name(t, snapshot, emptied)
         other = seat_name(t, snapshot, 1 - emptied)
-        last = _draw_card(snapshot)
+        last = _draw_card(snapshot) if name_card else None
         if last is None:
             return t("trumps.end_draw_rule_plain", player=player, other=other)
         return t("trumps.end_draw_rule", player=player, other=other, card=card_label(t, last))
@@ -122,7 +126,7 @@ def _result_for(t: Translator, snapshot: GameSnapshot, view: TrumpsView, seat: i
     """How a finished game ended, told to one player."""
     backstop = view.end_reason == END_BACKSTOP
     if view.winner is None:
-        return t("trumps.drawn_because", reason=_why_it_ended(t, snapshot, view) or "")
+        return t("trumps.drawn_because", reason=why_it_ended(t, snapshot, view) or "")
     if view.winner == seat:
         if backstop:
             return t("trumps.you_won_backstop", moves=view.max_moves)
@@ -202,7 +206,7 @@ class TrumpsRenderer:
             if snapshot.status != "playing":
                 return lines  # stopped, not played out: no "to move" any more
             return [*lines, _situation(t, snapshot, view), *_backstop_line(t, view)]
-        why = _why_it_ended(t, snapshot, view)
+        why = why_it_ended(t, snapshot, view)
         return [*lines, why] if why else lines
 
     def panel(

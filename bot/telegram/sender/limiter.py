@@ -52,9 +52,10 @@ LOOKUP_DEADLINES = {"answerCallbackQuery": 10.0, "getChatMember": 5.0}
 DEFAULT_LOOKUP_DEADLINE = 10.0
 #: How long a message call waits out 429s before its caller hears of it.
 MESSAGE_DEADLINE = 180.0
-#: Calls any process makes, leading or not: who the bot is (each asks as it starts, before it
-#: may lead; it changes nothing anywhere).
-UNFENCED = frozenset({"getMe"})
+#: Calls any process makes, leading or not, for they change nothing anywhere: who the bot is
+#: (each asks as it starts, before it may lead), and whether someone is a member of a group
+#: (a standby holding the Mini App socket of someone who opened a group's game to watch).
+UNFENCED = frozenset({"getMe", "getChatMember"})
 
 
 class NotLeading(NetworkError):

@@ -147,6 +147,11 @@ class Publisher:
         self.watchers: list[Callable[[GameSnapshot], None]] = []
         #: The Mini App page of a game, if it has one (a ``web_app`` button on its panels).
         self.app_url: Callable[[GameSnapshot], str | None] | None = None
+        #: The direct link that opens a game's page from its group's table (a URL button:
+        #: Telegram takes ``web_app`` buttons in private chats only), if the app has one.
+        self.table_url: Callable[[GameSnapshot], str | None] | None = None
+        #: Whether a player has the game's page open (user, game): his panel is then paced.
+        self.paging: Callable[[int, int], bool] | None = None
         #: The letters the bot wrote (replies, results…): drained with the rest.
         self.outbox: Outbox | None = None
 
@@ -180,7 +185,18 @@ class Publisher:
             snapshot.chat_kind == "private",
             snapshot.table_message_id,
         )
-        table.render = lambda now, _screen: table_content(group_t, snapshot, now)
+        link = self.table_url(snapshot) if self.table_url is not None else None
+        if link is None or snapshot.status != "playing" or snapshot.chat_kind == "private":
+            table.render = lambda now, _screen: table_content(group_t, snapshot, now)
+        else:
+            # Its page, from the group: the players in their seats, anyone else watching.
+            button = Button(group_t("app.open_table"), url=link)
+
+            def render_table(now: float, _screen: str | None) -> Content:
+                content = table_content(group_t, snapshot, now)
+                return dataclasses.replace(content, keyboard=(*content.keyboard, (button,)))
+
+            table.render = render_table
         # A game's table goes before its group's lobbies; each game gets its turn.
         table.ticket.share = ("game", snapshot.game_id)
         priority = Priority.LOBBY if snapshot.is_lobby else Priority.TABLE
@@ -257,7 +273,32 @@ class Publisher:
         if priority != panel.ticket.priority:
             panel.ticket.priority = priority
             self.budget.reorder()
+        if (
+            not solo
+            and self.paging is not None
+            and panel.message_id is not None
+            and not snapshot.is_over
+            and self.paging(user_id, snapshot.game_id)
+        ):
+            # He plays on the page, which shows every change at once: his panel waits (its
+            # calls go to others) until the page closes or the game ends; his turn still
+            # pings him if it waits for him.
+            panel.held = True
+            panel.final = False
+            panel.version = snapshot.version
+            return
+        panel.held = False
         self._touch(panel, snapshot)
+
+    def page_closed(self, user_id: int, game_id: int) -> None:
+        """The player's last page on the game closed: his panel, left as it was while he
+        played there, is brought up to date."""
+        for slot in self._games.get(game_id, ()):
+            if slot.held and slot.chat_id == user_id:
+                slot.held = False
+                if slot.changed_at is None:
+                    slot.changed_at = asyncio.get_running_loop().time()
+                self._schedule(slot)
 
     # -- what the parts are told ---------------------------------------------------------
 

@@ -67,3 +67,6 @@ class Slot:
     ping: asyncio.TimerHandle | None = None
     #: When the oldest change the message does not show yet was published (loop time).
     changed_at: float | None = None
+    #: A private panel left as it is while its player plays on the Mini App page: brought up
+    #: to date when his page closes (:meth:`~bot.telegram.sender.live.Publisher.page_closed`).
+    held: bool = False

@@ -37,9 +37,11 @@ async def test_a_process_that_no_longer_leads_makes_no_call(
     said = [r for r in caplog.records if r.name == "bot.telegram.sender.limiter"]
     assert [r.levelno for r in said] == [logging.WARNING], "said once, not as an error"
 
-    # Who the bot is, every process asks as it starts (a standby too).
+    # Who the bot is, every process asks as it starts (a standby too); and whether someone
+    # is a group's member, a standby asks for the Mini App socket of an onlooker it holds.
     await limiter.process_request(telegram, ("me",), {}, "getMe", {}, None)
-    assert telegram.calls == ["sent", "me"]
+    await limiter.process_request(telegram, ("member",), {}, "getChatMember", GROUP, None)
+    assert telegram.calls == ["sent", "me", "member"]
 
 
 async def test_a_call_that_waited_for_its_turn_is_asked_about_as_it_leaves() -> None:

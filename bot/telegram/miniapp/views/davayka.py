@@ -1,4 +1,4 @@
-"""What a Mini App page is sent: a Davay-ka! player's view of the game, as plain JSON.
+"""Davay-ka!'s table on a Mini App page: its piles, as plain JSON (see :mod:`..views`).
 
 Only what the player may see: Davay-ka!'s view (:meth:`DavaykaRules.view`) holds every face-up
 card and the counts of the face-down ones, never their order. Cards are Cardroom's two-letter
@@ -15,64 +15,45 @@ from bot.games.davayka.rules import fits
 from bot.games.davayka.state import DavaykaView, Flip, LastMove, Play, Ready
 from bot.i18n import Translator
 from bot.services.types import GameSnapshot
-from bot.telegram.render.common import short
 
-#: The words a page shows, by key: sent with every view, in the player's language.
-LABELS = {
+#: The words of Davay-ka!'s page (games/davayka.js), by key: the call, its countdowns and the
+#: counts under each name.
+WORDS = {
     "ready": "app.ready",
     "flip": "app.flip",
     "waiting": "app.waiting",
     "round": "app.round",
     "stock": "app.stock",
     "cards": "app.cards",
-    "you": "app.you",
     "countdown": "app.countdown",
     "stall": "app.stall",
     "no_move": "app.no_move",
-    "won": "app.won",
-    "lost": "app.lost",
-    "drawn": "app.drawn",
-    "connecting": "app.connecting",
-    "offline": "app.offline",
 }
 
 
-def labels(t: Translator) -> dict[str, str]:
-    return {key: t(msgid) for key, msgid in LABELS.items()}
+def table(snapshot: GameSnapshot, seat: int | None, t: Translator, now: float) -> dict[str, Any]:
+    """Seat ``seat``'s view of a Davay-ka! game (``None``: an onlooker's, the public one).
 
-
-def view_json(snapshot: GameSnapshot, seat: int, now: float) -> dict[str, Any]:
-    """Seat ``seat``'s view of a Davay-ka! game (``now``: the server's clock, epoch seconds).
-
-    ``rows[s]`` are seat ``s``'s four row piles (``{"top": code | null, "down": n}``), his own
-    at ``seat``; ``plays`` maps each of his row piles that has a legal move now to the centre
+    ``rows[s]`` are seat ``s``'s four row piles (``{"top": code | null, "down": n}``);
+    ``plays`` maps each of the reader's row piles that has a legal move now to the centre
     piles its card fits (the page aims with it; the bot judges the press on arrival anyway).
     """
-    view = snapshot.views.get(seat) if snapshot.views else None
+    view = snapshot.views.get(seat) if seat is not None and snapshot.views else None
     if not isinstance(view, DavaykaView):
         view = snapshot.public
     plays: dict[str, list[int]] = {}
     ready = flip = False
-    for _, action in snapshot.legal.get(seat, ()):
+    for _, action in snapshot.legal.get(seat, ()) if seat is not None else ():
         if isinstance(action, Play):
             plays.setdefault(str(action.row_pile), [])
         elif isinstance(action, Ready):
             ready = True
         elif isinstance(action, Flip):
             flip = True
-    base: dict[str, Any] = {
-        "game": snapshot.game_id,
-        "number": snapshot.number,
-        "version": snapshot.version,
-        "status": snapshot.status,
-        "seat": seat,
-        # As the chat shows them: no bidi control, cut to length (the page isolates each).
-        "names": [short(info.name) for info in snapshot.seats],
-        "now": now,
-    }
     if not isinstance(view, DavaykaView):
-        return base  # not dealt yet, or cancelled
+        return {}  # not dealt yet, or cancelled
     for pile in plays:
+        assert seat is not None  # only a seat has plays
         card = view.seats[seat].piles[int(pile)].top
         plays[pile] = [
             index
@@ -80,7 +61,6 @@ def view_json(snapshot: GameSnapshot, seat: int, now: float) -> dict[str, Any]:
             if card is not None and centre.top is not None and fits(card, centre.top)
         ]
     return {
-        **base,
         "phase": view.phase,
         "round": view.round,
         "rows": [[{"top": _code(p.top), "down": p.hidden} for p in s.piles] for s in view.seats],
