@@ -143,3 +143,28 @@ async def test_a_players_panel_waits_while_he_plays_on_the_page(
     page.close()
     await h.api.wait_until(lambda: bool(h.panel_buttons(waiting)), timeout=5)
     assert h.panel_buttons(waiting)
+
+
+async def test_a_player_the_computer_plays_for_gets_his_panel_page_or_not(
+    served: tuple[Harness, str],
+) -> None:
+    """The page tells him to take his seat back in the chat: his panel, with its button, is
+    not held then."""
+    h, base = served
+    game_id, _, anna, boris, _ = await rank_game(h)
+    page = await hello(h, base, boris, game_id)
+    await page.until(lambda: bool(page.of("state")))
+    for _ in range(40):
+        if page.view["autopilot"]:
+            break
+        if h.panel_buttons(anna):
+            await press(h, anna, h.panel(anna), h.panel_buttons(anna)[0][0])
+        else:
+            await h.tick(61)  # Boris lets his windows run out
+        await h.settle()
+    assert page.view["autopilot"], "the computer took his seat over"
+    await h.api.wait_until(
+        lambda: any("Take my seat back" in text for text, _ in h.panel_buttons(boris)),
+        timeout=5,
+    )
+    page.close()

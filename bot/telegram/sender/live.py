@@ -278,11 +278,13 @@ class Publisher:
             and self.paging is not None
             and panel.message_id is not None
             and not snapshot.is_over
+            and not snapshot.seats[seat].autopilot
             and self.paging(user_id, snapshot.game_id)
         ):
             # He plays on the page, which shows every change at once: his panel waits (its
             # calls go to others) until the page closes or the game ends; his turn still
-            # pings him if it waits for him.
+            # pings him if it waits for him. Not while the computer plays for him: the panel
+            # holds the button that takes his seat back, which the page sends him to.
             panel.held = True
             panel.final = False
             panel.version = snapshot.version
