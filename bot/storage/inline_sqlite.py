@@ -146,10 +146,17 @@ class InlineConnection:
         self._open().create_function(*args, **kwargs)
 
     async def commit(self) -> None:
-        if self.flush_aside:
-            await asyncio.to_thread(self._open().commit)
-        else:
+        if not self.flush_aside:
             self._open().commit()
+            return
+        flushing = asyncio.ensure_future(asyncio.to_thread(self._open().commit))
+        try:
+            await asyncio.shield(flushing)
+        except asyncio.CancelledError:
+            # The thread commits on whatever its caller does: nothing may touch the
+            # connection (a rollback, the next transaction) before it is done.
+            await asyncio.wait([flushing])
+            raise
 
     async def rollback(self) -> None:
         self._open().rollback()

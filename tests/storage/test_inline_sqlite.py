@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import sqlite3
 import threading
+import time
 
 import pytest
 from sqlalchemy import text
@@ -142,3 +143,23 @@ async def test_a_transaction_that_never_ends_does_not_hang_the_others(
     async with sqlite_db.sqlite_transaction() as connection:  # the turn was not lost
         assert connection.execute("SELECT 1").fetchone() == (1,)
     await sqlite_db.close()
+
+
+async def test_a_flush_cancelled_midway_is_waited_for_before_the_connection_is_let_go() -> None:
+    """Cancelled while the worker thread commits, the commit still holds the connection until
+    the thread is done: a rollback or the next transaction must not run beside it."""
+    done: list[bool] = []
+
+    class SlowDisk:
+        def commit(self) -> None:
+            time.sleep(0.2)
+            done.append(True)
+
+    connection = InlineConnection(SlowDisk())  # type: ignore[arg-type]
+    connection.flush_aside = True
+    committing = asyncio.create_task(connection.commit())
+    await asyncio.sleep(0.05)
+    committing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await committing
+    assert done == [True], "the thread's commit ended before the cancellation went on"
