@@ -330,14 +330,19 @@ class Process:
 
     def _heard_for_app(self, payload: str) -> None:
         miniapp = self.room.miniapp
-        if miniapp is None or self.role == "leader":
-            return  # the leader's own sockets were told at once
+        if miniapp is None:
+            return
         try:
             note = orjson.loads(payload)
         except orjson.JSONDecodeError:
             return
-        if isinstance(note, dict):
-            self._spawn(miniapp.announced(note), "app-note")
+        if not isinstance(note, dict):
+            return
+        # The leader hears which pages the others hold (it paces those players' panels); its
+        # own sockets were told of states and answers at once.
+        if (note.get("kind") == "paging") != (self.role == "leader"):
+            return
+        self._spawn(miniapp.announced(note), "app-note")
 
     async def _count_games(self) -> None:
         metrics.live_games(await self.room.play.live_count())

@@ -41,5 +41,7 @@ game's chat); only a seated player's presses count; a socket carries only its re
 (an engine's view for a seat holds no other seat's hidden card and the public view none,
 nor the deck's order); frames are capped in size and presses in rate; the Origin is the
 page's own. While a player has the page open on a game, his private panel is left as it is
-(his turn still pings him) and brought up to date when the page closes.
+(his turn still pings him) and brought up to date when the page closes; with several
+processes, one that holds such a page tells the leader (``{"kind": "paging", ...}``, again
+every 30 s), which paces the panel as for its own.
 """

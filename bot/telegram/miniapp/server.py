@@ -72,6 +72,10 @@ PING_SECONDS = 30.0
 #: Seconds a socket refused at opening is given to close cleanly before it is dropped: a page
 #: does it at once, and a flood that never does must not keep the files it opened.
 REFUSED_SECONDS = 1.0
+#: With several processes, each says every so many seconds which players have a page open
+#: on which game there (the leader paces their panels); a word older than ``PAGING_STALE``
+#: seconds — its process died, or its page closed unsaid — no longer counts.
+PAGING_EVERY, PAGING_STALE = 30.0, 75.0
 #: The caps' defaults (the settings ``WEBAPP_MAX_SOCKETS``, ``WEBAPP_SOCKETS_PER_PLAYER`` and
 #: ``WEBAPP_UNSIGNED_SOCKETS_PER_ADDRESS`` say why).
 MAX_SOCKETS, SOCKETS_PER_PLAYER, UNSIGNED_SOCKETS_PER_ADDRESS = 2000, 3, 10
@@ -152,6 +156,10 @@ class MiniApp:
         #: Told when a player's last page on a game closes (user, game): his private panel,
         #: paced while he played on the page, is brought up to date.
         self.left: Callable[[int, int], None] | None = None
+        #: The pages other processes hold, as they said (several processes): (user, game) →
+        #: process → when it last said so (this process' clock).
+        self._remote: dict[tuple[int, int], dict[str, float]] = {}
+        self._telling: asyncio.TimerHandle | None = None
         #: Tells the other processes (``None``: there are none) of a new state of a game, or
         #: of the answer to a press made on one of their sockets.
         self.announce: Callable[[dict[str, Any]], None] | None = None
@@ -216,11 +224,87 @@ class MiniApp:
         ]
 
     def paging(self, user_id: int, game_id: int) -> bool:
-        """Whether the player has a page open on the game here, in his seat."""
+        """Whether the player has a page open on the game, in his seat: here, or in another
+        process that said so lately."""
+        if self._paging_here(user_id, game_id):
+            return True
+        told = self._remote.get((user_id, game_id))
+        now = self.clock()
+        return told is not None and any(now - at <= PAGING_STALE for at in told.values())
+
+    def _paging_here(self, user_id: int, game_id: int) -> bool:
         return any(
             socket.user_id == user_id and socket.seat is not None
             for socket in self._games.get(game_id, ())
         )
+
+    def seated(self, socket: TableSocket) -> None:
+        """A page took its reader's seat (signed in, or he joined the game since): the other
+        processes hear of it — the leader paces his panel — and go on hearing of it."""
+        if self.announce is None or socket.user_id is None or socket.game_id is None:
+            return
+        self._tell_paging(socket.user_id, socket.game_id, True)
+        if self._telling is None:
+            self._telling = asyncio.get_running_loop().call_later(PAGING_EVERY, self._retell)
+
+    def _retell(self) -> None:
+        """Say again which pages are open here (a new leader learns them; an old word of a
+        page still open does not go stale)."""
+        self._telling = None
+        open_here = {
+            (socket.user_id, game_id)
+            for game_id, sockets in self._games.items()
+            for socket in sockets
+            if socket.seat is not None and socket.user_id is not None
+        }
+        for user_id, game_id in open_here:
+            self._tell_paging(user_id, game_id, True)
+        if open_here:
+            self._telling = asyncio.get_running_loop().call_later(PAGING_EVERY, self._retell)
+
+    def _tell_paging(self, user_id: int, game_id: int, open_: bool) -> None:
+        if self.announce is not None:
+            self.announce(
+                {
+                    "kind": "paging",
+                    "user": user_id,
+                    "game": game_id,
+                    "open": open_,
+                    "process": self.process,
+                }
+            )
+
+    def _heard_paging(self, note: dict[str, Any]) -> None:
+        user_id, game_id, process = note.get("user"), note.get("game"), note.get("process")
+        if not (
+            isinstance(user_id, int) and isinstance(game_id, int) and isinstance(process, str)
+        ):
+            return
+        if process == self.process:
+            return  # its own word, heard back
+        key = (user_id, game_id)
+        if note.get("open") is True:
+            if len(self._remote) >= 100_000:
+                self._forget_stale()
+            self._remote.setdefault(key, {})[process] = self.clock()
+            return
+        told = self._remote.get(key)
+        if told is None:
+            return
+        told.pop(process, None)
+        if not told:
+            del self._remote[key]
+        if self.left is not None and not self.paging(user_id, game_id):
+            self.left(user_id, game_id)
+
+    def _forget_stale(self) -> None:
+        now = self.clock()
+        for key in list(self._remote):
+            told = {p: at for p, at in self._remote[key].items() if now - at <= PAGING_STALE}
+            if told:
+                self._remote[key] = told
+            else:
+                del self._remote[key]
 
     # -- the caps -------------------------------------------------------------------------
 
@@ -301,10 +385,11 @@ class MiniApp:
             if (
                 socket.seat is not None
                 and user_id is not None
-                and self.left is not None
-                and not self.paging(user_id, socket.game_id)
+                and not self._paging_here(user_id, socket.game_id)
             ):
-                self.left(user_id, socket.game_id)
+                self._tell_paging(user_id, socket.game_id, False)
+                if self.left is not None and not self.paging(user_id, socket.game_id):
+                    self.left(user_id, socket.game_id)
         if socket.name is not None:
             self._sockets.pop(socket.name, None)
 
@@ -328,9 +413,12 @@ class MiniApp:
             socket.show(snapshot, now, frames)
 
     async def announced(self, note: dict[str, Any]) -> None:
-        """Another process said something (the leader: a new state, an answer)."""
+        """Another process said something (the leader: a new state, an answer; a standby:
+        a page it holds opened or closed)."""
         kind = note.get("kind")
-        if kind == "answer":
+        if kind == "paging":
+            self._heard_paging(note)
+        elif kind == "answer":
             socket = self._sockets.get(str(note.get("socket")))
             if socket is not None:
                 socket.answer(note.get("seq"), bool(note.get("ok")), note.get("text"))
@@ -561,7 +649,10 @@ class TableSocket(WebSocketHandler):
         self._shown = snapshot.version
         info = snapshot.seat_of(self.user_id)
         # A reader who took a seat since (a rematch he joined) plays from now on.
+        was = self.seat
         self.seat = None if info is None else info.seat
+        if self.seat is not None and was is None:
+            self.app.seated(self)
         language = self.language if info is None else info.language
         if info is not None:
             self.t = translator(language)
