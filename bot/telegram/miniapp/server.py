@@ -654,12 +654,12 @@ class TableSocket(WebSocketHandler):
         if self.seat is not None and was is None:
             self.app.seated(self)
         language = self.language if info is None else info.language
+        t = translator(language)
         if info is not None:
-            self.t = translator(language)
+            self.t = t  # a player's refusals in his seat's language, as his panel's
         key = (self.seat, language)
         frame = None if frames is None else frames.get(key)
         if frame is None:
-            t = translator(language)
             frame = orjson.dumps(
                 {
                     "t": "state",

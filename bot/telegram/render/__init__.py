@@ -80,6 +80,7 @@ __all__ = [
     "rows",
     "solo_content",
     "table_content",
+    "turn_window",
 ]
 
 
@@ -209,7 +210,7 @@ def _own_left_line(t: Translator, snapshot: GameSnapshot, seat: int) -> list[str
 
 
 def _turn_line(t: Translator, snapshot: GameSnapshot, now: float) -> str:
-    left = time_left(t, _window(snapshot), now)
+    left = time_left(t, turn_window(snapshot), now)
     if not snapshot.acting or is_pause(snapshot):
         # A pause (e.g. Progression between deals): nobody is to move, though some may say
         # they are ready — the game's own lines say who.
@@ -218,7 +219,9 @@ def _turn_line(t: Translator, snapshot: GameSnapshot, now: float) -> str:
     return t("table.to_move", players=names, left=left).strip()
 
 
-def _window(snapshot: GameSnapshot) -> float | None:
+def turn_window(snapshot: GameSnapshot) -> float | None:
+    """When the open window closes: the game's own deadline where its view has one (a phase
+    of its own, as Davay-ka!'s), else the game's."""
     deadline = getattr(snapshot.public, "deadline", None)
     return deadline if isinstance(deadline, (int, float)) else snapshot.deadline_at
 
@@ -282,7 +285,7 @@ def _panel_parts(
     elif _realtime(snapshot.game_key):
         pass  # no turns: the game's own prompt says what to do
     elif seat in snapshot.acting and not is_pause(snapshot):
-        window = _window(snapshot)
+        window = turn_window(snapshot)
         timed_out = _timed_out_line(t, snapshot, seat)
         footer = [*timed_out, t("panel.your_move", left=time_left(t, window, now)).strip()]
         still_footer = [

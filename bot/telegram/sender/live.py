@@ -185,18 +185,12 @@ class Publisher:
             snapshot.chat_kind == "private",
             snapshot.table_message_id,
         )
+        # Its page, from the group: the players in their seats, anyone else watching.
         link = self.table_url(snapshot) if self.table_url is not None else None
-        if link is None or snapshot.status != "playing" or snapshot.chat_kind == "private":
-            table.render = lambda now, _screen: table_content(group_t, snapshot, now)
-        else:
-            # Its page, from the group: the players in their seats, anyone else watching.
-            button = Button(group_t("app.open_table"), url=link)
-
-            def render_table(now: float, _screen: str | None) -> Content:
-                content = table_content(group_t, snapshot, now)
-                return dataclasses.replace(content, keyboard=(*content.keyboard, (button,)))
-
-            table.render = render_table
+        page = None
+        if link is not None and snapshot.status == "playing" and snapshot.chat_kind != "private":
+            page = Button(group_t("app.open_table"), url=link)
+        table.render = lambda now, _screen: below(table_content(group_t, snapshot, now), page)
         # A game's table goes before its group's lobbies; each game gets its turn.
         table.ticket.share = ("game", snapshot.game_id)
         priority = Priority.LOBBY if snapshot.is_lobby else Priority.TABLE
@@ -247,11 +241,8 @@ class Publisher:
         def render(now: float, screen: str | None) -> Content:
             content = draw(t, snapshot, seat, now, screen)
             page = None if app_url is None or screen is not None else app_url(snapshot)
-            if page is None:
-                return content
-            # The game in real time: its Mini App, a button under the panel's own.
-            button = Button(t("app.open"), web_app=page)
-            return dataclasses.replace(content, keyboard=(*content.keyboard, (button,)))
+            # The game at a table of cards: its Mini App, a button under the panel's own.
+            return below(content, None if page is None else Button(t("app.open"), web_app=page))
 
         panel = self._slot((snapshot.game_id, seat), user_id, None, True, message_id)
         if not snapshot.seats[seat].autopilot:
@@ -286,8 +277,7 @@ class Publisher:
             # pings him if it waits for him. Not while the computer plays for him: the panel
             # holds the button that takes his seat back, which the page sends him to.
             panel.held = True
-            panel.final = False
-            panel.version = snapshot.version
+            panel.final, panel.version = False, snapshot.version
             return
         panel.held = False
         self._touch(panel, snapshot)
@@ -298,9 +288,7 @@ class Publisher:
         for slot in self._games.get(game_id, ()):
             if slot.held and slot.chat_id == user_id:
                 slot.held = False
-                if slot.changed_at is None:
-                    slot.changed_at = asyncio.get_running_loop().time()
-                self._schedule(slot)
+                self._changed(slot)
 
     # -- what the parts are told ---------------------------------------------------------
 
@@ -463,6 +451,10 @@ class Publisher:
             if slot.sent is None:
                 slot.sent = fingerprint(slot.render(self.wall_clock(), slot.screen))
             return
+        self._changed(slot)
+
+    def _changed(self, slot: Slot) -> None:
+        """The slot's message is behind what it should show: since now, if it was not yet."""
         if slot.changed_at is None:
             slot.changed_at = asyncio.get_running_loop().time()
         self._schedule(slot)
@@ -801,3 +793,10 @@ def result_note(snapshot: GameSnapshot) -> Note | None:
     share = ("game", snapshot.game_id)
     what = f"result of game {snapshot.game_id}"
     return Note(snapshot.chat_id, call, Priority.TABLE, share, must=True, what=what)
+
+
+def below(content: Content, button: Button | None) -> Content:
+    """``content`` with ``button`` (if any) in a row of its own under its keyboard."""
+    if button is None:
+        return content
+    return dataclasses.replace(content, keyboard=(*content.keyboard, (button,)))

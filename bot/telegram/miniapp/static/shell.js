@@ -35,6 +35,10 @@
  *   moves         the reader's legal moves (view.moves); `movesOf(kind)`, `moveWith(pred)`
  *   others()      the other seats, in play order after the reader's (all seats for onlookers)
  *   rank(code)    a card's rank as the reader's chat writes it; `cardText(code)`: "10♥"
+ *   suits         the suits in order, `[letter, symbol]` each; `symbol(letter)`: "♥";
+ *                 `isRed(letter)`: hearts and diamonds
+ *   tapped(element, handler)  pointer-down calls `handler` at once (a quick hand); a
+ *                 keyboard's Enter or Space clicks
  *   state         an object kept across views of one game (selections and the like)
  *   redraw()      draw the last view again (after a change of `state`)
  *   countdown(deadline)  a span that counts down to `deadline` (the server's epoch seconds)
@@ -275,6 +279,10 @@
     others,
     rank,
     cardText,
+    suits: Object.entries(SUITS),
+    symbol: (letter) => SUITS[letter] || letter,
+    isRed: (letter) => RED.has(letter),
+    tapped,
     redraw: () => draw(),
     countdown,
     haptic,

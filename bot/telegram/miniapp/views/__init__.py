@@ -32,8 +32,15 @@ from bot.games.cards import ACE, JACK, JOKER_CODE, KING, QUEEN, Card
 from bot.i18n import Translator
 from bot.services.types import REMATCHED, SERIES, GameSnapshot
 from bot.telegram.callbacks import ActPress, BadCallback, parse
-from bot.telegram.render import is_pause, panel_content
-from bot.telegram.render.common import esc, game_name, recent_lines, render_results, short
+from bot.telegram.render import is_pause, panel_content, turn_window
+from bot.telegram.render.common import (
+    esc,
+    game_name,
+    recent_lines,
+    render_results,
+    seat_name,
+    short,
+)
 
 #: The words every page shows, by key: sent with every view, in the reader's language.
 WORDS = {
@@ -58,8 +65,10 @@ WORDS = {
     "seconds": "app.seconds",
 }
 
-#: The game's own words: ``WORDS`` in its module, merged over the shell's.
-TableBuilder = Callable[[GameSnapshot, "int | None", Translator, float], dict[str, Any]]
+#: A game's own part of the view: ``table(snapshot, seat, view, t, now)`` in its module, given
+#: the reader's view (his seat's, or the public one for an onlooker); its ``WORDS`` are merged
+#: over the shell's.
+TableBuilder = Callable[[GameSnapshot, "int | None", Any, Translator, float], dict[str, Any]]
 
 #: The shell's fields a game's table may give its own value: the window its clock shows
 #: (Davay-ka!'s phases have theirs).
@@ -112,14 +121,12 @@ def words(t: Translator, game_key: str) -> dict[str, str]:
 def names(t: Translator, snapshot: GameSnapshot) -> list[str]:
     """Each seat's name, as the chat shows it but as text: no bidi control, cut to length (the
     page isolates each); a computer numbered as the table numbers it."""
-    shown = []
-    for info in snapshot.seats:
-        if info.is_computer:
-            number = 1 + sum(1 for s in snapshot.seats[: info.seat] if s.is_computer)
-            shown.append("🤖 " + t("seat.computer", n=number))
-        else:
-            shown.append(short(info.name))
-    return shown
+    return [
+        plain(seat_name(t, snapshot, info.seat, marker=False))
+        if info.is_computer
+        else short(info.name)
+        for info in snapshot.seats
+    ]
 
 
 def page_view(
@@ -142,7 +149,7 @@ def page_view(
         "now": now,
         "acting": list(snapshot.acting),
         "pause": snapshot.status == "playing" and is_pause(snapshot),
-        "deadline": _window(snapshot),
+        "deadline": turn_window(snapshot) if snapshot.status == "playing" else None,
         "log": [plain(line).removeprefix("· ") for line in recent_lines(t, snapshot)],
         "moves": [] if seat is None else moves(snapshot, seat, t, now),
         "autopilot": seat is not None and snapshot.seats[seat].autopilot,
@@ -158,7 +165,7 @@ def page_view(
     table: TableBuilder | None = getattr(_module(snapshot.game_key), "table", None)
     if table is None:
         return {**base, "table": dump(view)}
-    own = table(snapshot, seat, t, now)
+    own = table(snapshot, seat, view, t, now)
     clash = (own.keys() & base.keys()) - OWN_KEYS
     if clash:
         # The shell reads these: a game that sent its own under the same name would break
@@ -210,17 +217,14 @@ def _kind(action: Any) -> str:
     return re.sub(r"(?<!^)(?=[A-Z])", "_", type(action).__name__).lower()
 
 
-def _window(snapshot: GameSnapshot) -> float | None:
-    if snapshot.status != "playing":
-        return None
-    deadline = getattr(snapshot.public, "deadline", None)
-    return float(deadline) if isinstance(deadline, (int, float)) else snapshot.deadline_at
-
-
 def _series(snapshot: GameSnapshot) -> list[int] | None:
     wins = snapshot.options.get(SERIES)
-    if isinstance(wins, list) and len(wins) == len(snapshot.seats):
-        return [int(w) for w in wins if isinstance(w, int)] or None
+    if (
+        isinstance(wins, list)
+        and len(wins) == len(snapshot.seats)
+        and all(isinstance(w, int) for w in wins)
+    ):
+        return list(wins)
     return None
 
 

@@ -32,16 +32,15 @@ WORDS = {
 }
 
 
-def table(snapshot: GameSnapshot, seat: int | None, t: Translator, now: float) -> dict[str, Any]:
+def table(
+    snapshot: GameSnapshot, seat: int | None, view: Any, t: Translator, now: float
+) -> dict[str, Any]:
     """Seat ``seat``'s view of an Advantage game (``None``: an onlooker's, the public one).
 
     ``hands[s]``: seat ``s``'s ``public`` cards, its ``private`` ones (the reader's own only;
     else ``[]``) and ``hidden``, how many private cards it holds; ``pairs[s]``: the pairs laid
     aside. ``piles``: each centre pile's ``top``, ``size`` and ``cards`` bottom to top.
     """
-    view = snapshot.views.get(seat) if seat is not None and snapshot.views else None
-    if not isinstance(view, AdvantageView):
-        view = snapshot.public
     if not isinstance(view, AdvantageView):
         return {}  # not dealt yet, or called off
     legal = snapshot.legal.get(seat, ()) if seat is not None else ()

@@ -31,16 +31,15 @@ WORDS = {
 }
 
 
-def table(snapshot: GameSnapshot, seat: int | None, t: Translator, now: float) -> dict[str, Any]:
+def table(
+    snapshot: GameSnapshot, seat: int | None, view: Any, t: Translator, now: float
+) -> dict[str, Any]:
     """Seat ``seat``'s view of a Davay-ka! game (``None``: an onlooker's, the public one).
 
     ``rows[s]`` are seat ``s``'s four row piles (``{"top": code | null, "down": n}``);
     ``plays`` maps each of the reader's row piles that has a legal move now to the centre
     piles its card fits (the page aims with it; the bot judges the press on arrival anyway).
     """
-    view = snapshot.views.get(seat) if seat is not None and snapshot.views else None
-    if not isinstance(view, DavaykaView):
-        view = snapshot.public
     plays: dict[str, list[int]] = {}
     ready = flip = False
     for _, action in snapshot.legal.get(seat, ()) if seat is not None else ():

@@ -39,7 +39,9 @@ WORDS = {
 }
 
 
-def table(snapshot: GameSnapshot, seat: int | None, t: Translator, now: float) -> dict[str, Any]:
+def table(
+    snapshot: GameSnapshot, seat: int | None, view: Any, t: Translator, now: float
+) -> dict[str, Any]:
     """Seat ``seat``'s view of a Progression match (``None``: an onlooker's, the public one).
 
     ``stacks[s][i]`` is seat ``s``'s private stack of suit ``i`` (♠ ♥ ♦ ♣) and
@@ -48,9 +50,6 @@ def table(snapshot: GameSnapshot, seat: int | None, t: Translator, now: float) -
     (``own`` and ``middle``: the move codes, ``gain``: what the own stack would score more),
     so the page can say what a place is worth; ``sheet`` is the finished deal's score sheet.
     """
-    view = snapshot.views.get(seat) if seat is not None and snapshot.views else None
-    if not isinstance(view, ProgressionView):
-        view = snapshot.public
     if not isinstance(view, ProgressionView):
         return {}
     mine = seat if view.seat is not None else None

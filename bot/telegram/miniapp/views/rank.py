@@ -31,7 +31,9 @@ WORDS = {
 }
 
 
-def table(snapshot: GameSnapshot, seat: int | None, t: Translator, now: float) -> dict[str, Any]:
+def table(
+    snapshot: GameSnapshot, seat: int | None, view: Any, t: Translator, now: float
+) -> dict[str, Any]:
     """Seat ``seat``'s view of a Rank game (``None``: an onlooker's, the public one).
 
     ``named`` is the rank a joker on top stands for, as a card code's rank letter (``"Q"``),
@@ -39,9 +41,6 @@ def table(snapshot: GameSnapshot, seat: int | None, t: Translator, now: float) -
     table says (cards held, out and in which place, a last card pending); ``places`` is the
     race: each seat's place if the game stopped now, as the round limit would end it.
     """
-    view = None if seat is None else snapshot.views.get(seat)
-    if not isinstance(view, RankView):
-        view = snapshot.public
     if not isinstance(view, RankView):
         return {}  # not dealt yet, or called off
     mine = seat is not None and view.seat == seat

@@ -36,7 +36,9 @@ WORDS = {
 BACKSTOP_WARNING = 50
 
 
-def table(snapshot: GameSnapshot, seat: int | None, t: Translator, now: float) -> dict[str, Any]:
+def table(
+    snapshot: GameSnapshot, seat: int | None, view: Any, t: Translator, now: float
+) -> dict[str, Any]:
     """Seat ``seat``'s view of a game of Your Trumps (``None``: an onlooker's, the public one).
 
     ``pile_top`` runs bottom to top (the card faced is last); ``takes`` is how many of those
@@ -44,9 +46,6 @@ def table(snapshot: GameSnapshot, seat: int | None, t: Translator, now: float) -
     ``texts`` holds the sentences: ``facts`` per seat, ``pile``, ``count``, ``deck``,
     ``hint`` (what to do or what the player to move does) and ``warning`` (the backstop).
     """
-    view = snapshot.views.get(seat) if seat is not None and snapshot.views else None
-    if not isinstance(view, TrumpsView):
-        view = snapshot.public
     if not isinstance(view, TrumpsView):
         return {}  # not dealt yet, or called off
     return {

@@ -13,7 +13,6 @@
   "use strict";
 
   const CARD_KINDS = new Set(["drop", "exchange"]);
-  const RED = new Set(["h", "d"]);
   // How many cards under a pile's top are named before "+n".
   const UNDER = 4;
 
@@ -47,7 +46,7 @@
   const cardsLine = (ui, codes, className) => {
     const line = ui.el("div", className);
     for (const code of codes.slice(0, UNDER)) {
-      line.append(ui.el("span", RED.has(code[1]) ? "red" : "black", ui.cardText(code)));
+      line.append(ui.el("span", ui.isRed(code[1]) ? "red" : "black", ui.cardText(code)));
     }
     if (codes.length > UNDER) line.append(ui.el("span", "more", `+${codes.length - UNDER}`));
     return line;
@@ -60,7 +59,7 @@
     for (const pair of pairs) {
       const shown = ui.el("span", "pair");
       for (const code of pair) {
-        shown.append(ui.el("span", RED.has(code[1]) ? "red" : "black", ui.cardText(code)));
+        shown.append(ui.el("span", ui.isRed(code[1]) ? "red" : "black", ui.cardText(code)));
       }
       line.append(shown);
     }

@@ -19,16 +19,6 @@
   const LANDED_MS = 120;
   const ROW = 4;
 
-  /** A tap: pointer-down plays at once (a quick hand); a keyboard's Enter or Space clicks. */
-  const tapped = (element, handler) => {
-    element.addEventListener("pointerdown", (event) => {
-      if (event.isPrimary && event.button === 0) handler();
-    });
-    element.addEventListener("click", (event) => {
-      if (event.detail === 0) handler();
-    });
-  };
-
   const side = (ui, where) => {
     const box = ui.el("div", `dk-side dk-${where}`);
     const name = ui.el("bdi", "dk-name");
@@ -51,7 +41,7 @@
       pile.dataset.centre = String(index);
       if (mine) {
         pile.type = "button";
-        tapped(pile, () => pressCentre(ui, index));
+        ui.tapped(pile, () => pressCentre(ui, index));
       }
       centre.append(pile);
       return pile;
@@ -65,7 +55,7 @@
         pile.dataset.pile = String(index);
         if (tappable) {
           pile.type = "button";
-          tapped(pile, () => pressPile(ui, index));
+          ui.tapped(pile, () => pressPile(ui, index));
         }
         part.row.append(pile);
         part.piles.push(pile);
@@ -84,7 +74,7 @@
     const button = ui.el("button", `action primary ${className}`);
     button.type = "button";
     button.dataset.code = code;
-    tapped(button, () => {
+    ui.tapped(button, () => {
       if (ui.moveWith((move) => move.code === code)) ui.act(code);
     });
     return button;

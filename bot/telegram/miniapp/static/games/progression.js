@@ -14,20 +14,20 @@
 (() => {
   "use strict";
 
-  const SUITS = ["s", "h", "d", "c"];
-  const SYMBOL = { s: "♠", h: "♥", d: "♦", c: "♣" };
-  const RED = new Set(["h", "d"]);
 
   /** A score with its sign, below zero with a minus sign (U+2212), as the chat writes it. */
   const signed = (value) => (value > 0 ? `+${value}` : value < 0 ? `−${-value}` : "0");
 
-  const suitMark = (ui, suit) => ui.el("span", `p-suit${RED.has(suit) ? " red" : ""}`, SYMBOL[suit]);
+  const suitMark = (ui, suit) =>
+    ui.el("span", `p-suit${ui.isRed(suit) ? " red" : ""}`, ui.symbol(suit));
+  /** The suits' letters, in the stacks' order (♠ ♥ ♦ ♣). */
+  const letters = (ui) => ui.suits.map(([letter]) => letter);
 
   const inDeal = (view) => view.phase === "play" || view.phase === "take";
 
   /** A private stack's cell: its suit, its ranks bottom first, its score. */
   const stackCell = (ui, suit, cards, score, target) => {
-    const cell = ui.el(target ? "button" : "div", `p-cell${RED.has(suit) ? " red" : ""}`);
+    const cell = ui.el(target ? "button" : "div", `p-cell${ui.isRed(suit) ? " red" : ""}`);
     cell.dataset.suit = suit;
     cell.append(suitMark(ui, suit));
     const ranks = cards.length ? cards.map((code) => ui.rank(code)).join(" ") : "·";
@@ -53,7 +53,7 @@
     if (seat === ui.seat) who.append(ui.el("span", "p-you", ui.say("you")));
     who.append(ui.el("span", "p-deal", dealScore));
     const cells = ui.el("div", "p-cells");
-    SUITS.forEach((suit, i) => {
+    letters(ui).forEach((suit, i) => {
       cells.append(stackCell(ui, suit, stacks[i] || [], scores[i], targets ? targets[i] : null));
     });
     row.append(who, cells);
@@ -79,7 +79,7 @@
     row.append(draw);
 
     const middle = ui.el("div", "p-middle");
-    SUITS.forEach((suit, i) => {
+    letters(ui).forEach((suit, i) => {
       const cards = (view.middle && view.middle[i]) || [];
       const top = cards.length ? cards[cards.length - 1] : null;
       const from = ui.moveWith((move) => move.kind === "take_card" && move.suit === suit);
@@ -111,7 +111,7 @@
     const grid = ui.el("table", "p-sheet-table");
     const head = ui.el("tr");
     head.append(ui.el("th", "p-nm", ""));
-    SUITS.forEach((suit) => {
+    letters(ui).forEach((suit) => {
       const th = ui.el("th", "p-num");
       th.append(suitMark(ui, suit));
       head.append(th);
@@ -175,7 +175,7 @@
       const scores = (view.scores[seat] || []).map(signed);
       let targets = null;
       if (seat === ui.seat && chosen && chosen.own) {
-        targets = SUITS.map((suit) => (chosen.code[1] === suit ? byCode(ui, chosen.own) : null));
+        targets = letters(ui).map((suit) => (chosen.code[1] === suit ? byCode(ui, chosen.own) : null));
       }
       const dealScore = signed(view.deal_scores[seat]);
       board.append(stackRow(ui, view, seat, view.stacks[seat], scores, dealScore, targets));
@@ -201,10 +201,10 @@
       const own = byCode(ui, chosen.own);
       const middle = byCode(ui, chosen.middle);
       if (own) {
-        const label = `${ui.say("p_to_mine", SYMBOL[suit])} (${chosen.gain})`;
+        const label = `${ui.say("p_to_mine", ui.symbol(suit))} (${chosen.gain})`;
         ui.actions.append(ui.button(label, own, { primary: true }));
       }
-      if (middle) ui.actions.append(ui.button(ui.say("p_to_middle", SYMBOL[suit]), middle));
+      if (middle) ui.actions.append(ui.button(ui.say("p_to_middle", ui.symbol(suit)), middle));
     }
 
     if (Array.isArray(view.hand) && inDeal(view)) {

@@ -13,8 +13,6 @@
 (() => {
   "use strict";
 
-  const SUITS = [["s", "♠"], ["h", "♥"], ["d", "♦"], ["c", "♣"]];
-  const RED = new Set(["h", "d"]);
   /** A hand longer than this is drawn with smaller cards (nine a row, not seven). */
   const CROWDED = 21;
 
@@ -24,10 +22,10 @@
   function suitPicker(view, ui, claimed) {
     const row = ui.el("div", "suits");
     const trumps = Array.isArray(view.trumps) ? view.trumps : [];
-    for (const [letter, symbol] of SUITS) {
+    for (const [letter, symbol] of ui.suits) {
       const move = ui.moveWith((m) => m.kind === "choose_trump" && m.suit === letter);
       const owner = trumps.indexOf(letter);
-      const colour = RED.has(letter) ? "red" : "black";
+      const colour = ui.isRed(letter) ? "red" : "black";
       let place;
       if (move) {
         place = ui.button("", move, { primary: false });
